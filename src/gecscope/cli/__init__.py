@@ -1,0 +1,1 @@
+"""The ``gecscope`` command line. The only place that prints and exits."""

@@ -1,0 +1,68 @@
+"""Entry point: builds the parser from the subcommand modules and maps errors to exit codes.
+
+Each subcommand lives in its own module exposing ``add_parser(subparsers)``, which registers
+the subcommand and sets ``func`` (a callable taking the parsed namespace and returning an exit
+code). Modules listed here but not installed are skipped, so features can land one at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from gecscope import __version__
+from gecscope.errors import GecscopeError
+
+SUBCOMMANDS: tuple[str, ...] = (
+    "gecscope.cli.annotate",
+    "gecscope.cli.evaluate",
+    "gecscope.cli.compare",
+    "gecscope.cli.convert",
+    "gecscope.cli.explain",
+    "gecscope.cli.meta_eval",
+    "gecscope.cli.usim",
+    "gecscope.cli.correct",
+    "gecscope.cli.demo",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gecscope",
+        description="Evaluate, explain and compare grammatical error correction systems.",
+    )
+    parser.add_argument("--version", action="version", version=f"gecscope {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except GecscopeError as exc:
+        print(f"gecscope {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Typed errors. Library code raises these; only the CLI turns them into messages and exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class GecscopeError(Exception):
+    """Base class of every error gecscope raises on purpose."""
+
+    exit_code = 1
+
+
+class FormatError(GecscopeError):
+    """An input file does not follow its format. Knows the file and the 1-based line."""
+
+    exit_code = 65
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        where = self.path or "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class LengthMismatchError(GecscopeError):
+    """Parallel inputs (source, hypotheses, references) have different numbers of sentences."""
+
+    exit_code = 65
+
+    def __init__(self, expected: int, got: int, path: str | Path | None, what: str = "sentences",
+                 expected_from: str | Path | None = None):
+        self.expected = expected
+        self.got = got
+        self.path = str(path) if path is not None else None
+        origin = f" (as in {expected_from})" if expected_from is not None else ""
+        super().__init__(
+            f"{self.path or '<input>'}: has {got} {what} but {expected} were expected{origin}; "
+            "parallel files must have one sentence per line, aligned line by line"
+        )
+
+
+class MissingDependencyError(GecscopeError, ImportError):
+    """An optional component is not installed; the message gives the install command."""
+
+    exit_code = 69
+
+    def __init__(self, package: str, extra: str, feature: str = ""):
+        self.package = package
+        self.extra = extra
+        what = f" for {feature}" if feature else ""
+        super().__init__(
+            f"{package} is needed{what} but is not installed; "
+            f"install it with: pip install 'gecscope[{extra}]'"
+        )
+
+
+class ConfigError(GecscopeError, ValueError):
+    """An option or configuration value is invalid."""
+
+    exit_code = 64

@@ -1,0 +1,1 @@
+"""Readers and writers of the file formats gecscope understands. Parsing only; no scoring."""

@@ -1,0 +1,150 @@
+"""The M2 format (Dahlmeier & Ng 2012), as written by the CoNLL shared tasks and ERRANT.
+
+A sentence block is an ``S`` line with the tokenised source followed by ``A`` lines::
+
+    S This are a sentence .
+    A 1 2|||R:VERB:SVA|||is|||REQUIRED|||-NONE-|||0
+    A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1
+
+``-NONE-`` (or an empty field) is the empty correction, ``||`` separates alternative
+corrections, and ``A -1 -1|||noop...|||k`` says annotator ``k`` saw the sentence and changed
+nothing. Blocks are separated by blank lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from gecscope.errors import FormatError
+from gecscope.formats.base import PathLike, atomic_write, read_text, split_lines
+from gecscope.types import NOOP_TYPE, Annotation, Corpus, Edit, Sentence, Tokens
+
+NONE = "-NONE-"
+
+
+def _parse_correction(text: str) -> Tokens:
+    text = text.strip()
+    if text in ("", NONE):
+        return ()
+    return tuple(text.split())
+
+
+def parse_edit_line(line: str, n_tokens: int, path: PathLike | None = None,
+                    lineno: int | None = None) -> tuple[int, Edit | None]:
+    """Parse one ``A`` line; returns ``(annotator, edit)`` with ``edit=None`` for a noop."""
+    body = line[2:] if line.startswith("A ") else line[1:]
+    fields = body.split("|||")
+    if len(fields) != 6:
+        raise FormatError(
+            f"malformed A line: expected 6 fields separated by '|||' "
+            f"('start end|||type|||correction|||REQUIRED|||comment|||annotator'), found {len(fields)}",
+            path, lineno)
+    span, etype, cor, req, comment, coder = fields
+    parts = span.split()
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        start, end = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise FormatError(f"malformed A line: expected 'start end' token offsets, found {span!r}",
+                          path, lineno) from None
+    try:
+        annotator = int(coder.strip())
+    except ValueError:
+        raise FormatError(f"malformed A line: expected an integer annotator id, found {coder!r}",
+                          path, lineno) from None
+    if start == -1 and end == -1:
+        if etype.strip() not in (NOOP_TYPE, "-NONE-", ""):
+            raise FormatError(f"span -1 -1 is only valid for a noop line, found type {etype!r}",
+                              path, lineno)
+        return annotator, None
+    if start < 0 or end < start or end > n_tokens:
+        raise FormatError(
+            f"edit span {start} {end} is out of range for a sentence of {n_tokens} tokens "
+            f"(expected 0 <= start <= end <= {n_tokens})", path, lineno)
+    alts = [_parse_correction(c) for c in cor.split("||")] if "||" in cor else [
+        _parse_correction(cor)]
+    edit = Edit(start=start, end=end, correction=alts[0], type=etype.strip(),
+                alternatives=tuple(alts[1:]), required=req.strip() != "OPTIONAL",
+                comment=comment.strip())
+    return annotator, edit
+
+
+def _build_sentence(source: Tokens, lines: list[tuple[int, str]], path: PathLike | None) -> Sentence:
+    per_annotator: dict[int, list[Edit]] = {}
+    for lineno, line in lines:
+        annotator, edit = parse_edit_line(line, len(source), path, lineno)
+        edits = per_annotator.setdefault(annotator, [])
+        if edit is not None:
+            edits.append(edit)
+    annotations = tuple(Annotation(k, tuple(v)) for k, v in per_annotator.items())
+    return Sentence(source=source, annotations=annotations)
+
+
+def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
+    """Parse M2 text (line ends already normalised) into a :class:`Corpus`."""
+    sentences: list[Sentence] = []
+    source: Tokens | None = None
+    pending: list[tuple[int, str]] = []
+    for lineno, raw in enumerate(split_lines(text), start=1):
+        line = raw.rstrip()
+        if not line.strip():
+            if source is not None:
+                sentences.append(_build_sentence(source, pending, path))
+                source, pending = None, []
+            continue
+        if line.startswith("S ") or line == "S":
+            if source is not None:
+                sentences.append(_build_sentence(source, pending, path))
+            source, pending = tuple(line[2:].split()), []
+        elif line.startswith("A ") or line.startswith("A\t"):
+            if source is None:
+                raise FormatError("found an A line before any S line; expected 'S <tokens>' first",
+                                  path, lineno)
+            pending.append((lineno, line))
+        else:
+            raise FormatError(
+                f"expected a line starting with 'S ' (source) or 'A ' (edit), found {line[:40]!r}",
+                path, lineno)
+    if source is not None:
+        sentences.append(_build_sentence(source, pending, path))
+    if not sentences:
+        raise FormatError("no sentences found; expected M2 blocks starting with 'S '", path)
+    return Corpus(tuple(sentences), str(path) if path is not None else None)
+
+
+def read_m2(path: PathLike) -> Corpus:
+    """Read an M2 file. Raises :class:`FormatError` with the line of the first problem."""
+    return parse_m2(read_text(path), path)
+
+
+def format_edit(edit: Edit, annotator: int) -> str:
+    """One ``A`` line; the empty correction is written as an empty field, as ERRANT does."""
+    cor = "||".join(" ".join(c) for c in edit.corrections)
+    req = "REQUIRED" if edit.required else "OPTIONAL"
+    return f"A {edit.start} {edit.end}|||{edit.type}|||{cor}|||{req}|||{edit.comment}|||{annotator}"
+
+
+def noop_line(annotator: int) -> str:
+    return f"A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{annotator}"
+
+
+def format_sentence(sentence: Sentence) -> str:
+    """An M2 block (with its trailing blank line)."""
+    lines = ["S " + " ".join(sentence.source) if sentence.source else "S"]
+    for ann in sentence.annotations:
+        if not ann.edits:
+            lines.append(noop_line(ann.annotator))
+        else:
+            lines.extend(format_edit(e, ann.annotator) for e in ann.edits)
+    return "\n".join(lines) + "\n\n"
+
+
+def iter_m2(sentences: Iterable[Sentence]) -> Iterator[str]:
+    for s in sentences:
+        yield format_sentence(s)
+
+
+def write_m2(path: PathLike, corpus: Corpus | Iterable[Sentence]) -> None:
+    """Write an M2 file atomically (nothing is left behind if producing a sentence fails)."""
+    atomic_write(path, iter_m2(corpus))

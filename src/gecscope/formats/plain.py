@@ -1,0 +1,39 @@
+"""Plain text: one sentence per line, tokens separated by spaces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gecscope.errors import LengthMismatchError
+from gecscope.formats.base import PathLike, atomic_write, read_text, split_lines
+from gecscope.types import Tokens
+
+
+def read_lines(path: PathLike, *, expected: int | None = None,
+               expected_from: PathLike | None = None) -> list[str]:
+    """Lines of a text file with line ends and surrounding whitespace removed.
+
+    Empty lines are kept (they are empty sentences), so line ``i`` is always sentence ``i``.
+    With ``expected``, a different number of lines raises :class:`LengthMismatchError`.
+    """
+    lines = [ln.strip() for ln in split_lines(read_text(path))]
+    if expected is not None and len(lines) != expected:
+        raise LengthMismatchError(expected, len(lines), path, "lines", expected_from)
+    return lines
+
+
+def read_tokens(path: PathLike, *, expected: int | None = None,
+                expected_from: PathLike | None = None) -> list[Tokens]:
+    """Whitespace-tokenised sentences of a text file (see :func:`read_lines`)."""
+    return [tuple(ln.split()) for ln in read_lines(path, expected=expected,
+                                                    expected_from=expected_from)]
+
+
+def write_lines(path: PathLike, sentences: Iterable[str | Sequence[str]]) -> None:
+    """Write one sentence per line (token sequences are joined by spaces), atomically."""
+
+    def chunks() -> Iterable[str]:
+        for s in sentences:
+            yield (s if isinstance(s, str) else " ".join(s)) + "\n"
+
+    atomic_write(path, chunks())

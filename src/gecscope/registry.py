@@ -1,0 +1,44 @@
+"""Metric registry: metric names mapped to ``"module:Class"`` strings, imported on first use.
+
+Adding a metric means adding its module and one line here; the CLI and reports find it
+through :func:`list_metrics` and :func:`get_metric`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from gecscope.errors import ConfigError
+
+_METRICS: dict[str, str] = {
+    "errant": "gecscope.metrics.errant:ErrantMetric",
+    "m2": "gecscope.metrics.m2:M2Metric",
+    "gleu": "gecscope.metrics.gleu:GLEUMetric",
+    "imeasure": "gecscope.metrics.imeasure:IMeasureMetric",
+    "cleme": "gecscope.metrics.cleme:CLEMEMetric",
+    "cleme2": "gecscope.metrics.cleme:CLEME2Metric",
+    "usim": "gecscope.metrics.usim:USimMetric",
+}
+
+
+def _available(target: str) -> bool:
+    module = target.split(":")[0]
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def list_metrics() -> list[str]:
+    """Names of the metrics this installation provides."""
+    return [name for name, target in _METRICS.items() if _available(target)]
+
+
+def get_metric(name: str) -> type:
+    """The metric class registered as ``name``."""
+    target = _METRICS.get(name)
+    if target is None or not _available(target):
+        raise ConfigError(f"unknown metric {name!r}; available: {', '.join(list_metrics())}")
+    module, cls = target.split(":")
+    return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]

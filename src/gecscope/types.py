@@ -1,0 +1,148 @@
+"""The data model shared by every format and metric.
+
+A :class:`Corpus` is a sequence of :class:`Sentence` objects. Each sentence holds its source
+tokens and, per annotator, an :class:`Annotation` with that annotator's :class:`Edit` list.
+An annotator who saw the sentence and changed nothing has an annotation with no edits (an M2
+``noop`` line). Hypotheses are either token sequences or a corpus whose single annotator holds
+the system's edits (an M2 file written by ERRANT).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+Tokens = tuple[str, ...]
+
+NOOP_TYPE = "noop"
+UNK_TYPE = "UNK"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace source tokens ``[start, end)`` by ``correction``.
+
+    ``alternatives`` holds further corrections an annotator accepts for the same span (M2 ``||``);
+    ``type`` is the error type (ERRANT's ``R:NOUN:NUM``, NUCLE's ``Nn``...).
+    """
+
+    start: int
+    end: int
+    correction: Tokens = ()
+    type: str = ""
+    alternatives: tuple[Tokens, ...] = ()
+    required: bool = True
+    comment: str = "-NONE-"
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"invalid edit span [{self.start}, {self.end})")
+
+    @property
+    def corrections(self) -> tuple[Tokens, ...]:
+        """The main correction followed by its alternatives."""
+        return (self.correction, *self.alternatives)
+
+    @property
+    def is_insertion(self) -> bool:
+        return self.start == self.end
+
+    @property
+    def is_deletion(self) -> bool:
+        return not self.correction
+
+    @property
+    def correction_str(self) -> str:
+        return " ".join(self.correction)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """One annotator's edits of one sentence (empty when the annotator made no change)."""
+
+    annotator: int
+    edits: tuple[Edit, ...] = ()
+
+
+def apply_edits(source: Sequence[str], edits: Iterable[Edit], skip_types: frozenset[str] =
+                frozenset({NOOP_TYPE, UNK_TYPE})) -> Tokens:
+    """Apply non-overlapping edits to ``source``; edits of ``skip_types`` leave the text alone.
+
+    Edits are applied in order of position. When two edits overlap, the later one (in start
+    order) is skipped: M2 annotations of a single annotator never overlap in practice, and
+    this keeps the derived sentence well defined when they do.
+    """
+    out: list[str] = []
+    pos = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.type in skip_types:
+            continue
+        if edit.start < pos:
+            continue
+        out.extend(source[pos:edit.start])
+        out.extend(edit.correction)
+        pos = edit.end
+    out.extend(source[pos:])
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A source sentence and every annotator's edits of it."""
+
+    source: Tokens
+    annotations: tuple[Annotation, ...] = ()
+
+    @property
+    def annotators(self) -> tuple[int, ...]:
+        return tuple(a.annotator for a in self.annotations)
+
+    def edits(self, annotator: int) -> tuple[Edit, ...]:
+        """Edits of ``annotator`` (empty if that annotator has none or did not annotate)."""
+        for ann in self.annotations:
+            if ann.annotator == annotator:
+                return ann.edits
+        return ()
+
+    def reference(self, annotator: int) -> Tokens:
+        """The corrected sentence of ``annotator``; the source if it has no annotation."""
+        return apply_edits(self.source, self.edits(annotator))
+
+    def references(self) -> dict[int, Tokens]:
+        return {a.annotator: apply_edits(self.source, a.edits) for a in self.annotations}
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """An annotated corpus (the content of an M2 file)."""
+
+    sentences: tuple[Sentence, ...]
+    path: str | None = field(default=None, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def __iter__(self) -> Iterator[Sentence]:
+        return iter(self.sentences)
+
+    def __getitem__(self, i: int) -> Sentence:
+        return self.sentences[i]
+
+    @property
+    def sources(self) -> list[Tokens]:
+        return [s.source for s in self.sentences]
+
+    @property
+    def annotators(self) -> tuple[int, ...]:
+        """Every annotator id that occurs in the corpus, ascending."""
+        return tuple(sorted({a for s in self.sentences for a in s.annotators}))
+
+    def references(self, annotator: int) -> list[Tokens]:
+        """One corrected sentence per source for ``annotator`` (source where it did not annotate)."""
+        return [s.reference(annotator) for s in self.sentences]
+
+    def hypotheses(self) -> list[Tokens]:
+        """For a system M2 (one annotator, id 0 or the only one): the corrected sentences."""
+        ids = self.annotators
+        ann = 0 if 0 in ids or not ids else ids[0]
+        return self.references(ann)
