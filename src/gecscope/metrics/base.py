@@ -129,6 +129,22 @@ class EvalData:
     def __len__(self) -> int:
         return len(self.sources)
 
+    def hypothesis_m2(self, hyp: Hypothesis) -> Corpus:
+        """The hypothesis' edits: read from its M2, or extracted with ERRANT (cached per system).
+
+        Parsing is shared across systems: every distinct sentence is parsed once per run.
+        """
+        if hyp.m2 is not None:
+            return hyp.m2
+        key = f"hyp-m2:{hyp.path or hyp.name}:{id(hyp)}"
+        if key not in self.cache:
+            from gecscope.alignment.errant import shared_annotator
+
+            annotator = shared_annotator(self.cache)
+            self.cache[key] = annotator.annotate_corpus(self.sources, [hyp.tokens])
+        corpus: Corpus = self.cache[key]
+        return corpus
+
     def check(self, hyp: Hypothesis) -> None:
         if len(hyp) != len(self):
             origin = self.reference_paths[0] if self.m2 is not None else self.source_path
@@ -140,6 +156,17 @@ class EvalData:
                         f"sentence {i + 1}: source differs from the reference source "
                         f"({' '.join(a)[:50]!r} vs {' '.join(b)[:50]!r}); "
                         "hypothesis and reference M2 must share their S lines", hyp.path)
+
+
+@dataclass
+class SystemResult:
+    """One metric's result for one system: corpus score plus the per-sentence statistics."""
+
+    system: str
+    metric: str
+    score: Score
+    stats: list[Any]
+    sentence_scores: list[float] | None = None
 
 
 class Metric(ABC):
@@ -177,6 +204,13 @@ class Metric(ABC):
     def score(self, data: EvalData, hyp: Hypothesis) -> Score:
         data.check(hyp)
         return self.aggregate(self.sentence_stats(data, hyp))
+
+    def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
+        """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports)."""
+        data.check(hyp)
+        stats = self.sentence_stats(data, hyp)
+        return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
+                            self.sentence_scores(stats))
 
     def options(self) -> dict[str, Any]:
         """The configuration as a plain dict (for signatures and JSON output)."""
