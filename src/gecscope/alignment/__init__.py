@@ -1,0 +1,1 @@
+"""Edit extraction: turn (source, corrected) sentence pairs into :class:`~gecscope.types.Edit` lists."""

@@ -1,0 +1,232 @@
+"""ERRANT scoring, reproducing ``errant_compare`` 3.0.2 (Bryant et al. 2017).
+
+Edits are compared as keys: span and correction (span-based correction, the default), span,
+type and correction (``cse``), span only (``ds``) or single tokens (``dt``). For each sentence
+every (hypothesis annotator, reference annotator) pair is a candidate; the corpus score picks,
+sentence by sentence in order, the candidate that maximises the F of the *cumulative* counts,
+ties going to more TP, then fewer FP, then fewer FN. ``errant_compare`` rounds P, R and F to
+4 decimals before comparing; ``selection_rounding=4`` (the default) does the same so the
+chosen references, and hence the counts, are identical to errant 3.0.2's.
+
+Known quirk of errant_compare, handled by ``duplicate_ref_edits``: when a reference annotator
+has the same edit twice, errant counts a matching hypothesis edit as two TP (errant issue #49).
+gecscope counts it once by default; ``duplicate_ref_edits="errant"`` restores the old count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.counts import prf
+from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit, Sentence
+
+MODES = ("cs", "cse", "ds", "dt")
+MODE_TITLES = {
+    "cs": "Span-Based Correction",
+    "cse": "Span-Based Correction + Classification",
+    "ds": "Span-Based Detection",
+    "dt": "Token-Based Detection",
+}
+
+Key = tuple[Any, ...]
+CatCounts = dict[str, list[int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Counts of one (hypothesis annotator, reference annotator) pairing of a sentence."""
+
+    hyp: int
+    ref: int
+    tp: int
+    fp: int
+    fn: int
+    cats: tuple[tuple[str, int, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceStats:
+    """All candidate pairings of one sentence, in errant_compare's iteration order."""
+
+    candidates: tuple[Candidate, ...]
+
+
+def _round(x: float, digits: int | None) -> float:
+    return round(x, digits) if digits is not None else x
+
+
+def edit_keys(edits: Sequence[Edit], mode: str, *, single: bool = False, multi: bool = False,
+              filt: frozenset[str] = frozenset()) -> dict[Key, list[str]]:
+    """Map each edit's comparison key to the list of its error types (errant's coder dict)."""
+    out: dict[Key, list[str]] = {}
+    detection = mode in ("ds", "dt")
+    for e in edits:
+        cat = e.type
+        if not detection and cat == UNK_TYPE:
+            continue
+        n_cor = len(e.correction)
+        if single and (e.end - e.start >= 2 or n_cor >= 2):
+            continue
+        if multi and e.end - e.start < 2 and n_cor < 2:
+            continue
+        if filt and cat in filt:
+            continue
+        if mode == "dt":
+            if e.start == e.end:
+                keys: list[Key] = [(e.start, e.start + 1)]
+            else:
+                keys = [(t, t + 1) for t in range(e.start, e.end)]
+        elif mode == "ds":
+            keys = [(e.start, e.end)]
+        elif mode == "cse":
+            keys = [(e.start, e.end, cat, e.corrections)]
+        else:
+            keys = [(e.start, e.end, e.corrections)]
+        for k in keys:
+            out.setdefault(k, []).append(cat)
+    return out
+
+
+def _coders(sentence: Sentence, mode: str, single: bool, multi: bool,
+            filt: frozenset[str]) -> list[tuple[int, dict[Key, list[str]]]]:
+    """Annotators of a sentence with their key dicts; a sentence with no annotation at all is
+    annotator 0 with no edits, as in errant_compare."""
+    if not sentence.annotations:
+        return [(0, {})]
+    return [(a.annotator, edit_keys([e for e in a.edits if e.type != NOOP_TYPE], mode,
+                                    single=single, multi=multi, filt=filt))
+            for a in sentence.annotations]
+
+
+def compare(hyp: dict[Key, list[str]], ref: dict[Key, list[str]],
+            errant_duplicates: bool = False) -> tuple[int, int, int, CatCounts]:
+    """TP, FP, FN and per-type counts of one hypothesis coder against one reference coder."""
+    tp = fp = fn = 0
+    cats: CatCounts = {}
+    for key, h_cats in hyp.items():
+        r_cats = ref.get(key)
+        if r_cats is not None:
+            for cat in (r_cats if errant_duplicates else r_cats[:1]):
+                tp += 1
+                cats.setdefault(cat, [0, 0, 0])[0] += 1
+        else:
+            for cat in h_cats:
+                fp += 1
+                cats.setdefault(cat, [0, 0, 0])[1] += 1
+    for key, r_cats in ref.items():
+        if key not in hyp:
+            for cat in r_cats:
+                fn += 1
+                cats.setdefault(cat, [0, 0, 0])[2] += 1
+    return tp, fp, fn, cats
+
+
+def category_table(cats: CatCounts, level: int) -> dict[str, list[int]]:
+    """Per-type counts at ERRANT's level 1 (operation), 2 (main type) or 3 (full type)."""
+    if level == 3:
+        return {k: list(v) for k, v in cats.items()}
+    out: dict[str, list[int]] = {}
+    for cat, cnt in cats.items():
+        name = cat if cat == UNK_TYPE else (cat[0] if level == 1 else cat[2:])
+        acc = out.setdefault(name, [0, 0, 0])
+        for i in range(3):
+            acc[i] += cnt[i]
+    return out
+
+
+class ErrantMetric(Metric):
+    """ERRANT span-based correction/detection F-score with errant_compare's reference choice."""
+
+    name = "errant"
+    description = "ERRANT edit F-score (errant_compare 3.0.2)"
+
+    @dataclass(frozen=True)
+    class Config:
+        beta: float = 0.5
+        mode: str = "cs"
+        selection_rounding: int | None = 4
+        duplicate_ref_edits: str = "once"
+        single: bool = False
+        multi: bool = False
+        filt: tuple[str, ...] = ()
+
+        def __post_init__(self) -> None:
+            if self.mode not in MODES:
+                raise ConfigError(f"errant: mode must be one of {', '.join(MODES)}, "
+                                  f"not {self.mode!r}")
+            if self.beta <= 0:
+                raise ConfigError(f"errant: beta must be positive, not {self.beta}")
+            if self.duplicate_ref_edits not in ("once", "errant"):
+                raise ConfigError("errant: duplicate_ref_edits must be 'once' or 'errant'")
+            if self.single and self.multi:
+                raise ConfigError("errant: single and multi exclude each other")
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[SentenceStats]:
+        ref = data.require_m2(self.name)
+        hyp_m2 = data.hypothesis_m2(hyp)
+        c = self.config
+        filt = frozenset(c.filt)
+        dup = c.duplicate_ref_edits == "errant"
+        out: list[SentenceStats] = []
+        for h_sent, r_sent in zip(hyp_m2, ref, strict=True):
+            h_coders = _coders(h_sent, c.mode, c.single, c.multi, filt)
+            r_coders = _coders(r_sent, c.mode, c.single, c.multi, filt)
+            cands = []
+            for h_id, h_keys in h_coders:
+                for r_id, r_keys in r_coders:
+                    tp, fp, fn, cats = compare(h_keys, r_keys, dup)
+                    cands.append(Candidate(h_id, r_id, tp, fp, fn, tuple(
+                        (k, *v) for k, v in cats.items())))
+            out.append(SentenceStats(tuple(cands)))
+        return out
+
+    def select(self, stats: Sequence[SentenceStats]) -> list[Candidate]:
+        """The candidate errant_compare picks for each sentence, in corpus order."""
+        beta, digits = self.config.beta, self.config.selection_rounding
+        tp = fp = fn = 0
+        chosen: list[Candidate] = []
+        for s in stats:
+            best: Candidate | None = None
+            best_f = -1.0
+            for cand in s.candidates:
+                f = _round(prf(tp + cand.tp, fp + cand.fp, fn + cand.fn, beta)[2], digits)
+                if best is None or f > best_f or (f == best_f and (
+                        (cand.tp, -cand.fp, -cand.fn) > (best.tp, -best.fp, -best.fn))):
+                    best, best_f = cand, f
+            assert best is not None  # every sentence has at least one candidate
+            chosen.append(best)
+            tp, fp, fn = tp + best.tp, fp + best.fp, fn + best.fn
+        return chosen
+
+    def aggregate(self, stats: Sequence[SentenceStats]) -> Score:
+        chosen = self.select(stats)
+        tp = sum(c.tp for c in chosen)
+        fp = sum(c.fp for c in chosen)
+        fn = sum(c.fn for c in chosen)
+        beta = self.config.beta
+        p, r, f = prf(tp, fp, fn, beta)
+        cats: CatCounts = {}
+        for c in chosen:
+            for name, ctp, cfp, cfn in c.cats:
+                acc = cats.setdefault(name, [0, 0, 0])
+                acc[0] += ctp
+                acc[1] += cfp
+                acc[2] += cfn
+        fname = f"F{beta:g}"
+        return Score(self.name, f, {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, fname: f},
+                     main=fname, details={"categories": cats, "title": MODE_TITLES[
+                         self.config.mode]})
+
+    def sentence_scores(self, stats: Sequence[SentenceStats]) -> list[float]:
+        """Sentence F_beta with the best reference for that sentence alone."""
+        beta = self.config.beta
+        out = []
+        for s in stats:
+            best = max(s.candidates, key=lambda c: (prf(c.tp, c.fp, c.fn, beta)[2], c.tp,
+                                                    -c.fp, -c.fn))
+            out.append(prf(best.tp, best.fp, best.fn, beta)[2])
+        return out
