@@ -8,9 +8,12 @@ ties going to more TP, then fewer FP, then fewer FN. ``errant_compare`` rounds P
 4 decimals before comparing; ``selection_rounding=4`` (the default) does the same so the
 chosen references, and hence the counts, are identical to errant 3.0.2's.
 
-Known quirk of errant_compare, handled by ``duplicate_ref_edits``: when a reference annotator
-has the same edit twice, errant counts a matching hypothesis edit as two TP (errant issue #49).
-gecscope counts it once by default; ``duplicate_ref_edits="errant"`` restores the old count.
+Known quirk of errant_compare, handled by ``duplicate_ref_edits``: errant counts every edit
+that shares a comparison key separately, so a reference with the same edit twice turns one
+matching hypothesis edit into two TP (errant issue #49), and in token-based detection a token
+touched by two reference edits counts twice. gecscope counts each key once by default (a
+token is detected or not); ``duplicate_ref_edits="errant"`` restores errant's counts exactly.
+The two agree on span-based correction for all 13 CoNLL-2014 systems.
 """
 
 from __future__ import annotations
@@ -114,12 +117,12 @@ def compare(hyp: dict[Key, list[str]], ref: dict[Key, list[str]],
                 tp += 1
                 cats.setdefault(cat, [0, 0, 0])[0] += 1
         else:
-            for cat in h_cats:
+            for cat in (h_cats if errant_duplicates else h_cats[:1]):
                 fp += 1
                 cats.setdefault(cat, [0, 0, 0])[1] += 1
     for key, r_cats in ref.items():
         if key not in hyp:
-            for cat in r_cats:
+            for cat in (r_cats if errant_duplicates else r_cats[:1]):
                 fn += 1
                 cats.setdefault(cat, [0, 0, 0])[2] += 1
     return tp, fp, fn, cats

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Set up gecscope on a fresh machine (Debian, Python >= 3.11, PyPI and Debian packages reachable).
+#   bash scripts/setup.sh          core + spaCy/ERRANT + statistics extras (enough for the demo)
+#   bash scripts/setup.sh --dev    everything: all extras, Debian tools (Apertium, WordNet,
+#                                  Chromium for the browser test) and the test dependencies
+# Idempotent: re-running it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+mode=${1:-}
+pipq() { "$PY" -m pip install --disable-pip-version-check -q "$@"; }
+
+if [ "$mode" = "--dev" ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt_pkgs="apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
+              apertium-hbs-eng wordnet-base chromium"
+    missing=""
+    for p in $apt_pkgs; do
+      dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
+      echo "setup: installing Debian packages:$missing"
+      apt-get update -qq >/dev/null
+      # shellcheck disable=SC2086
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    fi
+  else
+    echo "setup: not root or no apt-get; Apertium/WordNet/Chromium tests will be skipped" >&2
+  fi
+  # torch first: the pinned CPU build is a local wheel; asking later could pull a CUDA build.
+  pipq "torch==2.13.0"
+  pipq -e ".[all,sim]" pytest jsonschema
+else
+  pipq -e ".[spacy,stats]"
+fi
+echo "setup: done ($("$PY" -c 'import gecscope; print("gecscope", gecscope.__version__)'))"

@@ -1,0 +1,123 @@
+"""ERRANT scoring semantics on hand-made cases (no spaCy needed: edits come from M2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gecscope.formats.m2 import parse_m2
+from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.metrics.errant import ErrantMetric, category_table
+
+REF = (
+    "S a b c d\n"
+    "A 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+    "A 2 3|||R:VERB:SVA|||y|||REQUIRED|||-NONE-|||0\n"
+    "A 0 1|||R:NOUN|||z|||REQUIRED|||-NONE-|||1\n"
+    "\n"
+    "S e f\n"
+    "A 1 1|||M:DET|||the|||REQUIRED|||-NONE-|||0\n"
+    "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1\n"
+)
+HYP = (
+    "S a b c d\n"
+    "A 0 1|||R:NOUN|||z|||REQUIRED|||-NONE-|||0\n"
+    "A 2 3|||R:VERB:SVA|||w|||REQUIRED|||-NONE-|||0\n"
+    "\n"
+    "S e f\n"
+    "A 0 1|||U:NOUN||||||REQUIRED|||-NONE-|||0\n"
+)
+
+
+def score(hyp: str = HYP, ref: str = REF, **opts):
+    data = EvalData.from_m2(parse_m2(ref))
+    h = parse_m2(hyp)
+    return ErrantMetric(**opts).score(data, Hypothesis("h", h.hypotheses(), h))
+
+
+def test_span_correction_picks_best_reference_per_sentence() -> None:
+    # Sentence 1: vs ref 0 TP0 FP2 FN2; vs ref 1 TP1 FP1 FN0 (better F) -> ref 1.
+    # Sentence 2: vs ref 0 TP0 FP1 FN1 (F 0); vs ref 1 (noop) TP0 FP1 FN0: cumulative F is
+    # equal (TP stays 1), so the tie goes to fewer FN: ref 1.
+    f = score().fields
+    assert (f["TP"], f["FP"], f["FN"]) == (1, 2, 0)
+    assert f["P"] == pytest.approx(1 / 3)
+    assert f["F0.5"] == pytest.approx(1.25 * (1 / 3) / (0.25 * (1 / 3) + 1))
+
+
+def test_detection_ignores_correction() -> None:
+    f = score(mode="ds").fields
+    # Span detection: sentence 1 vs ref 0 matches both spans (TP 2).
+    assert (f["TP"], f["FP"], f["FN"]) == (2, 1, 0)
+
+
+def test_token_detection_splits_spans() -> None:
+    ref = "S a b c\nA 0 2|||R:OTHER|||x|||REQUIRED|||-NONE-|||0\n"
+    hyp = "S a b c\nA 1 2|||R:OTHER|||y|||REQUIRED|||-NONE-|||0\n"
+    f = score(hyp, ref, mode="dt").fields
+    assert (f["TP"], f["FP"], f["FN"]) == (1, 0, 1)
+
+
+def test_correction_with_classification_requires_type() -> None:
+    ref = "S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+    hyp = "S a b\nA 0 1|||R:VERB|||x|||REQUIRED|||-NONE-|||0\n"
+    assert score(hyp, ref).fields["TP"] == 1
+    assert score(hyp, ref, mode="cse").fields["TP"] == 0
+
+
+def test_unk_only_counts_in_detection() -> None:
+    ref = "S a b\nA 0 1|||UNK|||a|||REQUIRED|||-NONE-|||0\n"
+    hyp = "S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+    assert (score(hyp, ref).fields["TP"], score(hyp, ref).fields["FP"]) == (0, 1)
+    assert score(hyp, ref, mode="ds").fields["TP"] == 1
+
+
+def test_duplicate_reference_edits() -> None:
+    # errant issue #49: a reference with the same edit twice gives two TP for one edit.
+    ref = ("S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+           "A 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n")
+    hyp = "S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+    assert score(hyp, ref).fields["TP"] == 1
+    assert score(hyp, ref, duplicate_ref_edits="errant").fields["TP"] == 2
+
+
+def test_single_multi_filter() -> None:
+    ref = ("S a b c\nA 0 2|||R:OTHER|||x|||REQUIRED|||-NONE-|||0\n"
+           "A 2 3|||R:NOUN|||y|||REQUIRED|||-NONE-|||0\n")
+    f = score(ref, ref, single=True).fields
+    assert (f["TP"], f["FN"]) == (1, 0)
+    f = score(ref, ref, multi=True).fields
+    assert (f["TP"], f["FN"]) == (1, 0)
+    f = score(ref, ref, filt=("R:NOUN",)).fields
+    assert (f["TP"], f["FN"]) == (1, 0)
+
+
+def test_category_levels() -> None:
+    cats = {"R:NOUN": [1, 0, 2], "M:NOUN": [0, 1, 0], "R:VERB:SVA": [3, 0, 0], "UNK": [0, 0, 1]}
+    assert category_table(cats, 1) == {"R": [4, 0, 2], "M": [0, 1, 0], "UNK": [0, 0, 1]}
+    assert category_table(cats, 2) == {"NOUN": [1, 1, 2], "VERB:SVA": [3, 0, 0],
+                                       "UNK": [0, 0, 1]}
+    assert category_table(cats, 3) == cats
+
+
+def test_selection_rounding_changes_choice() -> None:
+    # Two candidates whose cumulative F differ only beyond 4 decimals: rounding makes them tie
+    # and the tie-break (more TP) decides; without rounding the higher F wins.
+    metric = ErrantMetric()
+    from gecscope.metrics.errant import Candidate, SentenceStats
+
+    history = [SentenceStats((Candidate(0, 0, 10000, 10000, 10000, ()),))]
+    a = Candidate(0, 0, 0, 0, 0, ())
+    b = Candidate(0, 1, 1, 2, 0, ())
+    chosen = metric.select(history + [SentenceStats((a, b))])
+    assert chosen[-1] == b
+    chosen = ErrantMetric(selection_rounding=None).select(history + [SentenceStats((a, b))])
+    assert chosen[-1] == a
+
+
+def test_bad_config() -> None:
+    from gecscope.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        ErrantMetric(mode="xx")
+    with pytest.raises(ConfigError):
+        ErrantMetric(beta=0)
