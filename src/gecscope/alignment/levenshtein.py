@@ -1,7 +1,9 @@
 """Language-agnostic edit extraction by token-level Levenshtein alignment.
 
-For when spaCy is unwanted (other languages, speed). Tokens are aligned with unit costs
-(substitution, insertion, deletion; case-only changes count as substitutions) and adjacent
+For when spaCy is unwanted (other languages, speed). Tokens are aligned with insertion and
+deletion cost 1 and substitution cost 1.5 (case-only changes are substitutions): a
+substitution is still cheaper than a deletion plus an insertion, but an alignment that keeps
+a matching token is preferred to one that substitutes twice around it. Adjacent
 non-matching operations are merged into one edit (ERRANT's ``all-merge`` strategy), or kept
 apart with ``merge=False``. Edit types are the operation only: ``R`` (replacement),
 ``M`` (missing: insertion), ``U`` (unnecessary: deletion), followed by ``:OTHER``.
@@ -17,29 +19,30 @@ from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens
 def align(source: Sequence[str], target: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
     """Minimal-cost alignment as ``(op, s_start, s_end, t_start, t_end)`` steps; op in M/S/I/D.
 
-    Ties prefer substitution, then deletion, then insertion, so the output is deterministic.
+    Costs are doubled to stay integral (match 0, insertion/deletion 2, substitution 3). Ties
+    prefer the diagonal, then deletion, then insertion, so the output is deterministic.
     """
     n, m = len(source), len(target)
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
-        cost[i][0] = i
+        cost[i][0] = 2 * i
     for j in range(1, m + 1):
-        cost[0][j] = j
+        cost[0][j] = 2 * j
     for i in range(1, n + 1):
         row, prev = cost[i], cost[i - 1]
         si = source[i - 1]
         for j in range(1, m + 1):
-            sub = prev[j - 1] + (0 if si == target[j - 1] else 1)
-            row[j] = min(sub, prev[j] + 1, row[j - 1] + 1)
+            sub = prev[j - 1] + (0 if si == target[j - 1] else 3)
+            row[j] = min(sub, prev[j] + 2, row[j - 1] + 2)
     ops: list[tuple[str, int, int, int, int]] = []
     i, j = n, m
     while i > 0 or j > 0:
         if i > 0 and j > 0 and cost[i][j] == cost[i - 1][j - 1] + (
-                0 if source[i - 1] == target[j - 1] else 1):
+                0 if source[i - 1] == target[j - 1] else 3):
             op = "M" if source[i - 1] == target[j - 1] else "S"
             ops.append((op, i - 1, i, j - 1, j))
             i, j = i - 1, j - 1
-        elif i > 0 and cost[i][j] == cost[i - 1][j] + 1:
+        elif i > 0 and cost[i][j] == cost[i - 1][j] + 2:
             ops.append(("D", i - 1, i, j, j))
             i -= 1
         else:
