@@ -22,7 +22,18 @@ _LAZY = {
     "list_metrics": "gecscope.registry",
 }
 
-__all__ = ["__version__", *sorted(_LAZY)]
+__all__ = [
+    "Annotation",
+    "Corpus",
+    "Edit",
+    "Sentence",
+    "__version__",
+    "get_metric",
+    "list_metrics",
+    "read_lines",
+    "read_m2",
+    "write_m2",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("errant", reason="needs the spacy extra (pip install 'gecscope[spacy]')")
 
-from gecscope.formats.m2 import iter_m2  # noqa: E402
-from gecscope.formats.plain import read_tokens  # noqa: E402
+from gecscope.formats.m2 import iter_m2
+from gecscope.formats.plain import read_tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from _errant_baseline import errant_parallel, load_baseline_annotator  # noqa: E402
+from _errant_baseline import errant_parallel, load_baseline_annotator
 
 N = 250  # sentences per system: enough to cover every quirk, fast enough for CI
 

@@ -7,8 +7,8 @@ from gecscope.types import Edit, apply_edits
 
 
 def test_merged_edits() -> None:
-    src = "This are a sentence .".split()
-    tgt = "This is the sentence".split()
+    src = ["This", "are", "a", "sentence", "."]
+    tgt = ["This", "is", "the", "sentence"]
     assert extract_edits(src, tgt) == (
         Edit(1, 3, ("is", "the"), "R:OTHER"),
         Edit(4, 5, (), "U:OTHER"),
@@ -16,8 +16,8 @@ def test_merged_edits() -> None:
 
 
 def test_split_edits_and_insertions() -> None:
-    src = "a b c".split()
-    tgt = "a x y b".split()
+    src = ["a", "b", "c"]
+    tgt = ["a", "x", "y", "b"]
     assert extract_edits(src, tgt, merge=False) == (
         Edit(1, 1, ("x",), "M:OTHER"), Edit(1, 1, ("y",), "M:OTHER"), Edit(2, 3, (), "U:OTHER"))
     assert extract_edits(src, tgt) == (Edit(1, 1, ("x", "y"), "M:OTHER"),
@@ -25,7 +25,7 @@ def test_split_edits_and_insertions() -> None:
 
 
 def test_alignment_cost_is_minimal() -> None:
-    src, tgt = "a b c d e".split(), "b c x e f".split()
+    src, tgt = ["a", "b", "c", "d", "e"], ["b", "c", "x", "e", "f"]
     ops = align(src, tgt)
     assert sum(op != "M" for op, *_ in ops) == 3  # delete a, substitute d, insert f
 

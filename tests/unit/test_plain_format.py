@@ -32,7 +32,7 @@ def test_empty_and_non_utf8(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="empty"):
         read_lines(e)
     b = tmp_path / "b.txt"
-    b.write_bytes("ok\nfine\n".encode() + "caf\xe9\n".encode("latin-1"))
+    b.write_bytes(b"ok\nfine\n" + "caf\xe9\n".encode("latin-1"))
     with pytest.raises(FormatError) as err:
         read_lines(b)
     assert err.value.line == 3

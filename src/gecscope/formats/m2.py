@@ -97,7 +97,7 @@ def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
             if source is not None:
                 sentences.append(_build_sentence(source, pending, path))
             source, pending = tuple(line[2:].split()), []
-        elif line.startswith("A ") or line.startswith("A\t"):
+        elif line.startswith(("A ", "A\t")):
             if source is None:
                 raise FormatError("found an A line before any S line; expected 'S <tokens>' first",
                                   path, lineno)

@@ -1,0 +1,89 @@
+"""Resampling speed on CoNLL-2014: 1,000 bootstrap resamples of the 13 official systems.
+
+Usage: python benchmarks/bootstrap_conll14.py [--data ../shared/data/conll14] [--samples 1000]
+       [--slow-samples 20] [--m2]
+
+Prints the time to score the 13 systems with ERRANT (from the ERRANT-typed M2 files of the CLEME
+repository), to draw 1,000 bootstrap resamples of every system through the vectorised count path
+(exact: the greedy best-reference choice is re-run on each resample), the same through the
+generic ``aggregate`` path (timed on ``--slow-samples`` resamples and extrapolated), a full
+``PairedTest`` ranking (bootstrap and approximate randomisation) and, with ``--m2``, the same
+for the M2 scorer on the official submissions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from gecscope.formats.m2 import read_m2
+from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.stats.paired import PairedTest
+from gecscope.stats.resample import bootstrap_indices, bootstrap_samples, make_rng
+
+SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
+           "UFC", "UMC")
+
+
+def bench(label: str, metric, data: EvalData, hyps: list[Hypothesis], samples: int,
+          slow_samples: int) -> None:
+    t = time.perf_counter()
+    results = [metric.evaluate(data, h) for h in hyps]
+    t_score = time.perf_counter() - t
+    idx = bootstrap_indices(len(data), samples, make_rng(12345))
+    t = time.perf_counter()
+    for r in results:
+        bootstrap_samples(metric, r.stats, indices=idx)
+    t_fast = time.perf_counter() - t
+    t = time.perf_counter()
+    for r in results:
+        bootstrap_samples(metric, r.stats, indices=idx[:slow_samples], fast=False)
+    t_slow = (time.perf_counter() - t) * samples / slow_samples
+    t = time.perf_counter()
+    pt = PairedTest(metric, results, n_samples=samples, seed=12345)
+    ranking = pt.ranking()
+    t_rank = time.perf_counter() - t
+    t = time.perf_counter()
+    pt_ar = PairedTest(metric, results, n_samples=samples, seed=12345, test="ar")
+    order = [row.system for row in ranking]
+    for a, b in zip(order, order[1:], strict=False):
+        pt_ar.compare(a, b)
+    t_ar = time.perf_counter() - t
+    n = len(hyps)
+    print(f"{label}: {n} systems x {len(data)} sentences")
+    print(f"  scoring (per-sentence statistics)          {t_score:7.2f} s")
+    print(f"  bootstrap, vectorised, {samples} x {n} systems  {t_fast:7.2f} s")
+    print(f"  bootstrap, aggregate(), {samples} x {n} (extrapolated from {slow_samples}) "
+          f"{t_slow:7.1f} s")
+    print(f"  PairedTest ranking (bootstrap, intervals)  {t_rank:7.2f} s")
+    print(f"  approximate randomisation, {n - 1} adjacent pairs x {samples} {t_ar:7.2f} s")
+    print("  ranking: " + ", ".join(f"{r.system}({r.cluster})" for r in ranking))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" /
+                                          "data" / "conll14"))
+    ap.add_argument("--samples", type=int, default=1000)
+    ap.add_argument("--slow-samples", type=int, default=20)
+    ap.add_argument("--m2", action="store_true", help="also benchmark the M2 scorer")
+    args = ap.parse_args()
+    base = Path(args.data)
+    from gecscope.metrics.errant import ErrantMetric
+
+    data = EvalData.from_m2(read_m2(base / "errant" / "references.m2"))
+    hyps = [Hypothesis.from_file(base / "errant" / f"{s}.m2") for s in SYSTEMS]
+    bench("errant (CLEME-repo ERRANT M2)", ErrantMetric(), data, hyps, args.samples,
+          args.slow_samples)
+    if args.m2:
+        from gecscope.metrics.m2 import M2Metric
+
+        data = EvalData((str(base / "official-2014.combined.m2"),))
+        hyps = [Hypothesis.from_file(base / "submissions" / s, s) for s in SYSTEMS]
+        bench("m2 (official-2014.combined.m2)", M2Metric(), data, hyps, args.samples,
+              args.slow_samples)
+
+
+if __name__ == "__main__":
+    main()
