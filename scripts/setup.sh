@@ -9,7 +9,16 @@ cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 mode=${1:-}
-pipq() { "$PY" -m pip install --disable-pip-version-check -q "$@"; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# pip's output goes to a log that is shown only when the install fails.
+pipq() {
+  if ! "$PY" -m pip install --disable-pip-version-check -q "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup: pip install $* failed" >&2
+    exit 1
+  fi
+}
 
 if [ "$mode" = "--dev" ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
