@@ -1,0 +1,707 @@
+"""CLEME (Ye et al. 2023) and CLEME2.0 (Ye et al. 2025): chunk-level GEC evaluation.
+
+Both metrics partition source, hypothesis and references into the same chunks
+(:mod:`gecscope.metrics.cleme_chunks`) and label each hypothesis chunk TP, FP_ne (a wrong
+correction where the reference also corrects), FP_un (an unnecessary correction), FN or TN, under
+the correction-*dependent* assumption (each reference on its own, best one chosen) or the
+*independent* one (a chunk is right if any reference has it).
+
+* ``cleme``: P, R, F_beta and accuracy from (weighted) TP/FP/FN/TN.
+* ``cleme2``: Hit = TP/NE, Wrong = FP_ne/NE, Under = FN/NE with NE = TP + FP_ne + FN, Over =
+  FP_un/(TP + FP), and Score = a*Hit + b*(1-Wrong) + c*(1-Under) + d*(1-Over). Weighted variants
+  replace every count by the sum of its chunks' weights (paper eq. 6).
+
+Corpus level: for each sentence (in order) the reference whose counts maximise the score of the
+*cumulative* counts is chosen (ties: more TP, fewer FP, fewer FN, more TN); sentence level: the
+best reference per sentence on its own scores, then the mean over sentences. Per-sentence
+statistics keep every reference, so bootstrap resampling re-runs the choice.
+
+Numbers reproduce THUKElab/CLEME v1.1 on the M2 files it ships (see docs/cleme.md); where that
+code has a bug, gecscope is correct by default and ``compat=True`` reproduces it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.cleme_chunks import (
+    ASSUMPTIONS,
+    FN,
+    FP_NE,
+    FP_UN,
+    TN,
+    TP,
+    ChunkPartition,
+    classify,
+    partition,
+)
+from gecscope.metrics.cleme_weights import (
+    LENGTH_CORPUS,
+    LENGTH_SENTENCE,
+    LengthParams,
+    length_weight,
+)
+from gecscope.types import Corpus
+
+LEVELS = ("corpus", "sentence")
+WEIGHTINGS = ("none", "length", "similarity", "llm")
+CORPUS_FACTORS = (0.45, 0.35, 0.15, 0.05)
+SENTENCE_FACTORS = (0.35, 0.25, 0.20, 0.20)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+@dataclass(frozen=True, slots=True)
+class RefChunkStats:
+    """A hypothesis against one reference: the edit length of every TP/FP_ne/FP_un/FN chunk.
+
+    ``weights`` (similarity or LLM weighting) holds one weight per chunk of ``tp``, ``fp_ne``,
+    ``fp_un`` and ``fn``, in the same order. TN chunks always weigh 1, so only their number is kept.
+    """
+
+    tp: tuple[int, ...] = ()
+    fp_ne: tuple[int, ...] = ()
+    fp_un: tuple[int, ...] = ()
+    fn: tuple[int, ...] = ()
+    tn: int = 0
+    weights: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]] | None \
+        = None
+
+
+@dataclass(frozen=True, slots=True)
+class CLEMEStats:
+    """Per-sentence statistics: one :class:`RefChunkStats` per (kept) reference.
+
+    ``ref_lengths`` are the edit lengths of every corrected/dummy reference chunk; their corpus
+    mean is the bias of the length weigher.
+    """
+
+    refs: tuple[RefChunkStats, ...]
+    ref_lengths: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """(Weighted) chunk counts."""
+
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+    tn: float = 0.0
+    fp_ne: float = 0.0
+    fp_un: float = 0.0
+
+    def __add__(self, o: Counts) -> Counts:
+        return Counts(self.tp + o.tp, self.fp + o.fp, self.fn + o.fn, self.tn + o.tn,
+                      self.fp_ne + o.fp_ne, self.fp_un + o.fp_un)
+
+
+def prf(tp: float, fp: float, fn: float, beta: float = 0.5, ndigits: int | None = None
+        ) -> tuple[float, float, float]:
+    """Precision (1 without hypothesis edits), recall (1 without gold edits) and F_beta."""
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    b2 = beta * beta
+    f = (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0
+    if ndigits is not None:
+        return round(p, ndigits), round(r, ndigits), round(f, ndigits)
+    return p, r, f
+
+
+def accuracy(c: Counts, ndigits: int | None = None) -> float:
+    total = c.tp + c.fp + c.fn + c.tn
+    acc = (c.tp + c.tn) / total if total else 0.0
+    return round(acc, ndigits) if ndigits is not None else acc
+
+
+def heuo(c: Counts, factors: Sequence[float]) -> tuple[float, float, float, float, float]:
+    """CLEME2.0 (Hit, Wrong, Under, Over, Score); a ratio with an empty denominator is 0."""
+    ne = c.tp + c.fp_ne + c.fn
+    hyp = c.tp + c.fp_ne + c.fp_un
+    hit = c.tp / ne if ne else 0.0
+    wrong = c.fp_ne / ne if ne else 0.0
+    under = c.fn / ne if ne else 0.0
+    over = c.fp_un / hyp if hyp else 0.0
+    a, b, cc, d = factors
+    return hit, wrong, under, over, a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name}={value!r} is not valid; expected one of {', '.join(choices)}")
+
+
+@dataclass(frozen=True)
+class CLEMECommonConfig:
+    """Options shared by ``cleme`` and ``cleme2`` (see docs/cleme.md).
+
+    ``level``: corpus | sentence. ``assumption``: dependent | independent. ``weighting``: none |
+    length | similarity | llm. Length weigher: ``length_alpha`` and the per-class clip ranges
+    default to the reference settings of the level (corpus: alpha 2, [0.75, 1.25]; sentence:
+    alpha 10, TP [1, 10] dependent / [2.5, 10] independent, FP [0.25, 1], FN [1, 1]);
+    ``length_bias`` defaults to the mean length of the corrected reference chunks. ``compat``
+    reproduces THUKElab/CLEME v1.1 bugs (see docs). Similarity: ``sim_model`` (a local HF model
+    directory; empty = bundled all-MiniLM-L6-v2), ``sim_layer``, ``sim_device``,
+    ``sim_batch_size``. LLM: ``llm_url`` (OpenAI-compatible base URL), ``llm_model``,
+    ``llm_temperature``, ``llm_timeout``.
+    """
+
+    level: str = "corpus"
+    assumption: str = "dependent"
+    weighting: str = "none"
+    merge_distance: int = 0
+    length_alpha: float | None = None
+    length_bias: float | None = None
+    length_tp_min: float | None = None
+    length_tp_max: float | None = None
+    length_fp_min: float | None = None
+    length_fp_max: float | None = None
+    length_fn_min: float | None = None
+    length_fn_max: float | None = None
+    compat: bool = False
+    sim_model: str = ""
+    sim_layer: int | None = None
+    sim_device: str = "cpu"
+    sim_batch_size: int = 64
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_temperature: float = 0.1
+    llm_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        _check_choice("level", self.level, LEVELS)
+        _check_choice("assumption", self.assumption, ASSUMPTIONS)
+        _check_choice("weighting", self.weighting, WEIGHTINGS)
+        if self.merge_distance < 0:
+            raise ConfigError(f"merge_distance must be >= 0, got {self.merge_distance}")
+        if self.length_alpha is not None and self.length_alpha <= 0:
+            raise ConfigError(f"length_alpha must be > 0, got {self.length_alpha}")
+        for kind in ("tp", "fp", "fn"):
+            lo = getattr(self, f"length_{kind}_min")
+            hi = getattr(self, f"length_{kind}_max")
+            if lo is not None and hi is not None and lo > hi:
+                raise ConfigError(f"length_{kind}_min ({lo}) is larger than length_{kind}_max ({hi})")
+        if self.sim_batch_size < 1:
+            raise ConfigError(f"sim_batch_size must be >= 1, got {self.sim_batch_size}")
+        if self.weighting == "llm" and not self.llm_url:
+            raise ConfigError("weighting=llm needs the endpoint: --option llm_url=http://HOST:PORT/v1")
+
+    def length_params(self) -> LengthParams:
+        """The length weigher's parameters for this level (user values override)."""
+        if self.level == "sentence" and not self.compat:
+            base = LENGTH_SENTENCE[self.assumption]
+        else:
+            # THUKElab/CLEME v1.1 silently uses the corpus defaults at sentence level too
+            base = LENGTH_CORPUS
+
+        def pick(v: float | None, default: float) -> float:
+            return default if v is None else float(v)
+
+        return LengthParams(
+            pick(self.length_alpha, base.alpha),
+            pick(self.length_tp_min, base.tp_min), pick(self.length_tp_max, base.tp_max),
+            pick(self.length_fp_min, base.fp_min), pick(self.length_fp_max, base.fp_max),
+            pick(self.length_fn_min, base.fn_min), pick(self.length_fn_max, base.fn_max))
+
+
+# --------------------------------------------------------------------------- partition helpers
+
+
+def reference_corpus(data: EvalData) -> Corpus:
+    """The gold edits: the reference M2, or plain-text references annotated with ERRANT."""
+    if data.m2 is not None:
+        return data.m2
+    key = "cleme:ref-m2"
+    if key not in data.cache:
+        from gecscope.alignment.errant import shared_annotator
+
+        annotator = shared_annotator(data.cache)
+        data.cache[key] = annotator.annotate_corpus(data.sources, data.references)
+    corpus: Corpus = data.cache[key]
+    return corpus
+
+
+def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list[ChunkPartition]:
+    """Chunk partitions of every sentence (cached in ``data.cache`` per hypothesis)."""
+    key = f"cleme:chunks:{hyp.path or hyp.name}:{id(hyp)}:{merge_distance}"
+    if key in data.cache:
+        cached: list[ChunkPartition] = data.cache[key]
+        return cached
+    refs = reference_corpus(data)
+    hm = data.hypothesis_m2(hyp)  # ERRANT-extracted when the hypothesis is text
+    ids = hm.annotators
+    hyp_ann = 0 if 0 in ids or not ids else ids[0]
+    # plain-text references: every file is a reference of every sentence (ERRANT writes no
+    # annotation for a correction that only differs in spacing: it is an unchanged reference)
+    fixed = None if data.m2 is not None else list(range(len(data.reference_paths)))
+    out = []
+    for ref_sent, hyp_sent in zip(refs.sentences, hm.sentences, strict=True):
+        ref_ids = fixed if fixed is not None else [a.annotator for a in ref_sent.annotations]
+        out.append(partition(ref_sent.source, hyp_sent.edits(hyp_ann),
+                             [ref_sent.edits(k) for k in ref_ids], ref_ids, merge_distance))
+    data.cache[key] = out
+    return out
+
+
+# --------------------------------------------------------------------------- weighting
+
+
+def similarity_scorer(cfg: CLEMECommonConfig, cache: dict[str, Any] | None = None) -> Any:
+    """The BERTScore encoder of ``cfg`` (loaded once per ``cache``, e.g. ``EvalData.cache``)."""
+    from gecscope.metrics.cleme_weights import BERTScoreF1
+
+    key = f"cleme:sim:{cfg.sim_model}:{cfg.sim_layer}:{cfg.sim_device}"
+    scorer = cache.get(key) if cache is not None else None
+    if scorer is None:
+        scorer = BERTScoreF1(cfg.sim_model, cfg.sim_layer, cfg.sim_device, cfg.sim_batch_size)
+        if cache is not None:
+            cache[key] = scorer
+    return scorer
+
+
+def _model_weights(cfg: CLEMECommonConfig, parts: Sequence[ChunkPartition],
+                   labels: Sequence[tuple[tuple[str, ...], ...]], cache: dict[str, Any] | None = None
+                   ) -> list[list[dict[int, float]]]:
+    """Similarity or LLM weights: ``[sentence][ref] -> {chunk index: weight}`` for non-TN chunks."""
+    if cfg.weighting == "similarity":
+        from gecscope.metrics.cleme_weights import similarity_weights
+
+        scorer = similarity_scorer(cfg, cache)
+        jobs = []
+        where = []
+        for s, (part, lab) in enumerate(zip(parts, labels, strict=True)):
+            for k, ref_labels in enumerate(lab):
+                ref = part.reference_sentence(k)
+                for i, label in enumerate(ref_labels):
+                    if label == TN:
+                        continue
+                    applied = part.applied(i, ref=k if label == FN else None)
+                    jobs.append((part.source, applied, ref))
+                    where.append((s, k, i))
+        weights = similarity_weights(scorer, jobs)
+        scorer.clear()
+    elif cfg.weighting == "llm":
+        from gecscope.metrics.cleme_weights import LLMWeigher
+
+        lkey = f"cleme:llm:{cfg.llm_url}:{cfg.llm_model}:{cfg.llm_temperature}"
+        llm = cache.get(lkey) if cache is not None else None
+        if llm is None:
+            llm = LLMWeigher(cfg.llm_url, cfg.llm_model, cfg.llm_temperature, cfg.llm_timeout)
+            if cache is not None:
+                cache[lkey] = llm
+        weights, where = [], []
+        for s, (part, lab) in enumerate(zip(parts, labels, strict=True)):
+            for k, ref_labels in enumerate(lab):
+                for i, label in enumerate(ref_labels):
+                    if label == TN:
+                        continue
+                    tgt = part.refs[k][i] if label == FN else part.hyp[i]
+                    weights.append(float(llm.rate(part.source, part.source_chunk(i), tgt)))
+                    where.append((s, k, i))
+    else:
+        raise ConfigError(f"weighting {cfg.weighting!r} has no model weights")
+    out: list[list[dict[int, float]]] = [[{} for _ in lab] for lab in labels]
+    for (s, k, i), w in zip(where, weights, strict=True):
+        out[s][k][i] = w
+    return out
+
+
+def build_stats(part: ChunkPartition, labels: tuple[tuple[str, ...], ...],
+                weights: list[dict[int, float]] | None = None) -> CLEMEStats:
+    """Per-sentence statistics from a partition and its labels (and model weights)."""
+    refs = []
+    lengths = [max(b - a, len(h)) for (a, b), h in zip(part.spans, part.hyp, strict=True)]
+    for k, ref_labels in enumerate(labels):
+        groups: dict[str, list[int]] = {TP: [], FP_NE: [], FP_UN: [], FN: []}
+        wgroups: dict[str, list[float]] = {TP: [], FP_NE: [], FP_UN: [], FN: []}
+        tn = 0
+        for i, label in enumerate(ref_labels):
+            if label == TN:
+                tn += 1
+                continue
+            groups[label].append(lengths[i])
+            if weights is not None:
+                wgroups[label].append(weights[k][i])
+        w = None
+        if weights is not None:
+            w = (tuple(wgroups[TP]), tuple(wgroups[FP_NE]), tuple(wgroups[FP_UN]),
+                 tuple(wgroups[FN]))
+        refs.append(RefChunkStats(tuple(groups[TP]), tuple(groups[FP_NE]), tuple(groups[FP_UN]),
+                                  tuple(groups[FN]), tn, w))
+    ref_lengths = tuple(part.edit_length(i, ref=k)
+                        for k, changed in enumerate(part.refs_changed)
+                        for i, c in enumerate(changed) if c)
+    return CLEMEStats(tuple(refs), ref_lengths)
+
+
+class _Weigher:
+    """Turns :class:`RefChunkStats` into weighted :class:`Counts` for one configuration."""
+
+    def __init__(self, cfg: CLEMECommonConfig, stats: Sequence[CLEMEStats],
+                 zero_as_one: bool = False) -> None:
+        self.mode = cfg.weighting
+        self.zero_as_one = zero_as_one
+        self.bias: float | None = None
+        if self.mode == "length":
+            self.params = cfg.length_params()
+            if cfg.length_bias is not None:
+                self.bias = float(cfg.length_bias)
+            else:
+                n = sum(len(s.ref_lengths) for s in stats)
+                self.bias = sum(sum(s.ref_lengths) for s in stats) / n if n else 0.0
+            self._cache: dict[tuple[str, int], float] = {}
+
+    def _lw(self, kind: str, length: int) -> float:
+        key = (kind, length)
+        w = self._cache.get(key)
+        if w is None:
+            p = self.params
+            assert self.bias is not None
+            lo, hi = {"tp": (p.tp_min, p.tp_max), "fp": (p.fp_min, p.fp_max),
+                      "fn": (p.fn_min, p.fn_max)}[kind]
+            w = length_weight(length, p.alpha, self.bias, lo, hi, reverse=kind == "fp")
+            self._cache[key] = w
+        return w
+
+    def counts(self, r: RefChunkStats) -> Counts:
+        if self.mode == "none":
+            n_ne, n_un = len(r.fp_ne), len(r.fp_un)
+            return Counts(len(r.tp), n_ne + n_un, len(r.fn), r.tn, n_ne, n_un)
+        if self.mode == "length":
+            lw = self._lw
+            tp = sum(lw("tp", n) for n in r.tp)
+            fp_ne = sum(lw("fp", n) for n in r.fp_ne)
+            fp_un = sum(lw("fp", n) for n in r.fp_un)
+            fn = sum(lw("fn", n) for n in r.fn)
+            return Counts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
+        if r.weights is None:
+            raise ConfigError(f"weighting={self.mode!r} needs statistics computed with the same "
+                              "weighting (these carry no model weights)")
+        groups: Sequence[Sequence[float]] = r.weights
+        if self.zero_as_one:
+            groups = [[w or 1.0 for w in group] for group in groups]
+        tp, fp_ne, fp_un, fn = (float(sum(g)) for g in groups)
+        return Counts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+class _CLEMEBase(Metric):
+    """Shared machinery: partition, labelling, weighting and best-reference selection."""
+
+    def labels(self, part: ChunkPartition) -> tuple[tuple[str, ...], ...]:
+        return classify(part, self.config.assumption)
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[CLEMEStats]:
+        """Chunk statistics per sentence; shared (cached) by every metric with the same
+        assumption and model weighting, since levels and length weighting only differ later."""
+        cfg = self.config
+        model = cfg.weighting in ("similarity", "llm")
+        wkey = (f"{cfg.weighting}:{cfg.sim_model}:{cfg.sim_layer}:{cfg.llm_url}:{cfg.llm_model}:"
+                f"{cfg.llm_temperature}" if model else "")
+        key = (f"cleme:stats:{hyp.path or hyp.name}:{id(hyp)}:{cfg.merge_distance}:"
+               f"{cfg.assumption}:{wkey}")
+        if key in data.cache:
+            cached: list[CLEMEStats] = data.cache[key]
+            return cached
+        parts = partitions(data, hyp, cfg.merge_distance)
+        labels = [self.labels(p) for p in parts]
+        if model:
+            weights = _model_weights(cfg, parts, labels, data.cache)
+            out = [build_stats(p, lab, w) for p, lab, w in zip(parts, labels, weights, strict=True)]
+        else:
+            out = [build_stats(p, lab) for p, lab in zip(parts, labels, strict=True)]
+        data.cache[key] = out
+        return out
+
+    def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
+        return _Weigher(self.config, stats)
+
+    @staticmethod
+    def _select_corpus(cands_per_sentence: Sequence[Sequence[Counts]],
+                       key: Callable[[Counts, Counts], tuple[float, ...]]) -> tuple[Counts, list[int]]:
+        """Greedy corpus selection: per sentence, the candidate with the largest key."""
+        total = Counts()
+        chosen = []
+        for cands in cands_per_sentence:
+            best_i, best_key = 0, None
+            for i, c in enumerate(cands):
+                k = key(total, c)
+                if best_key is None or k > best_key:
+                    best_i, best_key = i, k
+            chosen.append(best_i)
+            if cands:
+                total = total + cands[best_i]
+        return total, chosen
+
+
+class CLEMEMetric(_CLEMEBase):
+    """CLEME: chunk-level P/R/F_beta and accuracy (Ye et al. 2023)."""
+
+    name: ClassVar[str] = "cleme"
+    description: ClassVar[str] = ("CLEME chunk-level P/R/F0.5 (dependent or independent "
+                                  "multi-reference assumption; length weighting by default)")
+
+    @dataclass(frozen=True)
+    class Config(CLEMECommonConfig):
+        """CLEME options: ``beta`` of F_beta, plus the common ones."""
+
+        weighting: str = "length"
+        beta: float = 0.5
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.beta <= 0:
+                raise ConfigError(f"beta must be > 0, got {self.beta}")
+
+    def _sentence_prf(self, c: Counts) -> tuple[float, float, float, float]:
+        cfg = self.config
+        if cfg.compat:  # the reference's sentence scorer ignores beta and rounds to 4 dp
+            p, r, f = prf(c.tp, c.fp, c.fn, 0.5, 4)
+            return f, p, r, accuracy(c, 4)
+        p, r, f = prf(c.tp, c.fp, c.fn, cfg.beta)
+        return f, p, r, accuracy(c)
+
+    def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
+        return _Weigher(self.config, stats, zero_as_one=self.config.compat)
+
+    def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
+        cfg = self.config
+        weigher = self._weigher(stats)
+        cands = [[weigher.counts(r) for r in s.refs] for s in stats]
+        details: dict[str, Any] = {"level": cfg.level, "assumption": cfg.assumption,
+                                   "weighting": cfg.weighting, "sentences": len(stats)}
+        if weigher.bias is not None:
+            details["length_bias"] = weigher.bias
+        if cfg.level == "corpus":
+            # the reference code compares F rounded to 4 dp (a tie then falls to TP, FP, ...)
+            nd = 4 if cfg.compat else None
+
+            def key(total: Counts, c: Counts) -> tuple[float, ...]:
+                f = prf(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, cfg.beta, nd)[2]
+                return (f, c.tp, -c.fp, -c.fn, c.tn)
+
+            total, chosen = self._select_corpus(cands, key)
+            p, r, f = prf(total.tp, total.fp, total.fn, cfg.beta)
+            acc = accuracy(total)
+            details["chosen_refs"] = chosen
+        else:
+            total = Counts()
+            sums = [0.0, 0.0, 0.0, 0.0]
+            for cs in cands:
+                best, best_key = None, None
+                for c in cs:
+                    k = self._sentence_prf(c)
+                    if best_key is None or k > best_key:
+                        best, best_key = c, k
+                if best is None or best_key is None:
+                    continue
+                total = total + best
+                for j in range(4):
+                    sums[j] += best_key[j]
+            n = len(cands) or 1
+            f, p, r, acc = (x / n for x in sums)
+        fields = {"F": f, "P": p, "R": r, "Acc": acc, "TP": total.tp, "FP": total.fp,
+                  "FN": total.fn, "TN": total.tn}
+        return Score(self.name, f, fields, "F", details)
+
+    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
+        weigher = self._weigher(stats)
+        out = []
+        for s in stats:
+            keys = [self._sentence_prf(weigher.counts(r)) for r in s.refs]
+            out.append(max(keys)[0] if keys else 0.0)
+        return out
+
+
+class CLEME2Metric(_CLEMEBase):
+    """CLEME2.0: Hit, Wrong, Under, Over and their weighted combination (Ye et al. 2025)."""
+
+    name: ClassVar[str] = "cleme2"
+    description: ClassVar[str] = ("CLEME2.0 disentangled hit/wrong/under/over-correction scores "
+                                  "and their comprehensive score")
+
+    @dataclass(frozen=True)
+    class Config(CLEMECommonConfig):
+        """CLEME2.0 options: trade-off factors (default: the paper's values for the level)."""
+
+        factor_hit: float | None = None
+        factor_wrong: float | None = None
+        factor_under: float | None = None
+        factor_over: float | None = None
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            given = [self.factor_hit, self.factor_wrong, self.factor_under, self.factor_over]
+            if any(v is not None for v in given):
+                if any(v is None for v in given):
+                    raise ConfigError("give all four CLEME2.0 factors (factor_hit, factor_wrong, "
+                                      "factor_under, factor_over) or none of them")
+                values = [float(v) for v in given if v is not None]
+                if any(v < 0 or v > 1 for v in values):
+                    raise ConfigError(f"CLEME2.0 factors must lie in [0, 1], got {values}")
+                if abs(sum(values) - 1.0) > 1e-6:
+                    raise ConfigError(f"CLEME2.0 factors must sum to 1, got {values} "
+                                      f"(sum {sum(values):.6g})")
+
+        def factors(self) -> tuple[float, float, float, float]:
+            if self.factor_hit is None:
+                return CORPUS_FACTORS if self.level == "corpus" else SENTENCE_FACTORS
+            return (float(self.factor_hit), float(self.factor_wrong or 0.0),
+                    float(self.factor_under or 0.0), float(self.factor_over or 0.0))
+
+    def _sentence_key(self, c: Counts, factors: Sequence[float]) -> tuple[float, ...]:
+        hit, wrong, under, over, score = heuo(c, factors)
+        return (score, hit, -wrong, -under, -over)
+
+    def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
+        cfg = self.config
+        factors = cfg.factors()
+        weigher = self._weigher(stats)
+        cands = [[weigher.counts(r) for r in s.refs] for s in stats]
+        details: dict[str, Any] = {"level": cfg.level, "assumption": cfg.assumption,
+                                   "weighting": cfg.weighting, "factors": list(factors),
+                                   "sentences": len(stats)}
+        if weigher.bias is not None:
+            details["length_bias"] = weigher.bias
+        if cfg.level == "corpus":
+            def key(total: Counts, c: Counts) -> tuple[float, ...]:
+                score = heuo(total + c, factors)[4]
+                return (score, c.tp, -c.fp, -c.fn, c.tn)
+
+            total, chosen = self._select_corpus(cands, key)
+            hit, wrong, under, over, score = heuo(total, factors)
+            details["chosen_refs"] = chosen
+        else:
+            total = Counts()
+            sums = [0.0] * 5
+            for cs in cands:
+                best, best_key = None, None
+                for c in cs:
+                    k = self._sentence_key(c, factors)
+                    if best_key is None or k > best_key:
+                        best, best_key = c, k
+                if best is None or best_key is None:
+                    continue
+                total = total + best
+                sc, h, w, u, o = best_key
+                for j, v in enumerate((sc, h, -w, -u, -o)):
+                    sums[j] += v
+            n = len(cands) or 1
+            score, hit, wrong, under, over = (x / n for x in sums)
+        fields = {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
+                  "TP": total.tp, "FP": total.fp, "FP_ne": total.fp_ne, "FP_un": total.fp_un,
+                  "FN": total.fn, "TN": total.tn}
+        return Score(self.name, score, fields, "Score", details)
+
+    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
+        factors = self.config.factors()
+        weigher = self._weigher(stats)
+        out = []
+        for s in stats:
+            keys = [self._sentence_key(weigher.counts(r), factors) for r in s.refs]
+            out.append(max(keys)[0] if keys else 0.0)
+        return out
+
+
+def _per_ref_scores(metric: Metric, c: Counts) -> dict[str, float]:
+    if isinstance(metric, CLEME2Metric):
+        hit, wrong, under, over, score = heuo(c, metric.config.factors())
+        return {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
+                "TP": c.tp, "FP_ne": c.fp_ne, "FP_un": c.fp_un, "FN": c.fn, "TN": c.tn}
+    assert isinstance(metric, CLEMEMetric)
+    f, p, r, acc = metric._sentence_prf(c)
+    return {"F": f, "P": p, "R": r, "Acc": acc, "TP": c.tp, "FP": c.fp, "FN": c.fn, "TN": c.tn}
+
+
+def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[int]
+            ) -> list[dict[str, Any]]:
+    """Chunk tables of the sentences ``indices`` (0-based), as JSON-ready dicts.
+
+    Each chunk carries its source span and tokens, every reference's and the hypothesis'
+    tokens, and per reference its label (TP, FP_ne, FP_un, FN, TN) and weight under the
+    metric's weighting. Per reference the sentence-level scores are given, with the reference
+    a sentence-level evaluation would choose. Model weights are computed for these sentences
+    only; the length-weight bias is the corpus one.
+    """
+    if not isinstance(metric, (CLEMEMetric, CLEME2Metric)):
+        raise ConfigError(f"explain supports the metrics cleme and cleme2, not {metric.name!r}")
+    cfg = metric.config
+    data.check(hyp)
+    n = len(data)
+    for i in indices:
+        if not 0 <= i < n:
+            raise ConfigError(f"sentence {i + 1} does not exist: the corpus has {n} sentences "
+                              f"(numbered 1..{n})")
+    parts = partitions(data, hyp, cfg.merge_distance)
+    length_weigher = None
+    if cfg.weighting == "length":
+        plain = dataclasses.replace(cfg, weighting="none")
+        corpus_stats = type(metric)(plain).sentence_stats(data, hyp)
+        length_weigher = _Weigher(cfg, corpus_stats)
+    out = []
+    for i in indices:
+        part = parts[i]
+        labels = metric.labels(part)
+        model_w = (_model_weights(cfg, [part], [labels], data.cache)[0]
+                   if cfg.weighting in ("similarity", "llm") else None)
+        stats = build_stats(part, labels, model_w)
+        if length_weigher is not None:
+            weigher = length_weigher
+        else:
+            weigher = metric._weigher([stats])
+        chunk_rows = []
+        for j in range(len(part)):
+            a, b = part.spans[j]
+            kind = "unchanged" if not part.is_interval(j) else ("dummy" if a == b else "corrected")
+            row_labels = []
+            for k, ref_labels in enumerate(labels):
+                label = ref_labels[j]
+                if label == TN or cfg.weighting == "none":
+                    w = 1.0
+                elif model_w is not None:
+                    w = model_w[k][j]
+                else:
+                    kind_w = {TP: "tp", FP_NE: "fp", FP_UN: "fp", FN: "fn"}[label]
+                    w = weigher._lw(kind_w, part.edit_length(j))
+                row_labels.append({"reference": part.ref_ids[k], "label": label, "weight": w})
+            chunk_rows.append({
+                "index": j, "span": [a, b], "kind": kind,
+                "source": " ".join(part.source[a:b]),
+                "references": [" ".join(r[j]) for r in part.refs],
+                "hypothesis": " ".join(part.hyp[j]),
+                "hypothesis_changed": part.hyp_changed[j],
+                "labels": row_labels})
+        per_ref = [_per_ref_scores(metric, weigher.counts(r)) for r in stats.refs]
+        keys = [(_sentence_key(metric, sc)) for sc in per_ref]
+        best = max(range(len(keys)), key=lambda x: (keys[x], -x)) if keys else 0
+        out.append({
+            "sentence": i + 1, "metric": metric.name, "level": cfg.level,
+            "assumption": cfg.assumption, "weighting": cfg.weighting,
+            "source": " ".join(part.source),
+            "references": [{"annotator": rid, "text": " ".join(part.reference_sentence(k))}
+                           for k, rid in enumerate(part.ref_ids)],
+            "hypothesis": " ".join(part.hypothesis_sentence()),
+            "chunks": chunk_rows,
+            "scores": [{"reference": rid, **sc} for rid, sc in zip(part.ref_ids, per_ref,
+                                                                   strict=True)],
+            "best_reference": part.ref_ids[best],
+            "length_bias": length_weigher.bias if length_weigher is not None else None,
+        })
+    return out
+
+
+def _sentence_key(metric: Metric, sc: dict[str, float]) -> tuple[float, ...]:
+    if isinstance(metric, CLEME2Metric):
+        return (sc["Score"], sc["Hit"], -sc["Wrong"], -sc["Under"], -sc["Over"])
+    return (sc["F"], sc["P"], sc["R"], sc["Acc"])

@@ -1,0 +1,107 @@
+"""``gecscope explain``: chunk tables in text and JSON, run in-process."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from gecscope.cli.main import main
+
+# S1 "a b c d e f g": hyp a->A c->X e->Y; ref0 a->A c->C g->G; ref1 a->A2 c->X g->G
+# S2 "x y z": nobody edits.   S3 "p q r s": hyp q->Q, ref0 q->Q, ref1 noop
+REF_M2 = """S a b c d e f g
+A 0 1|||R:X|||A|||REQUIRED|||-NONE-|||0
+A 2 3|||R:X|||C|||REQUIRED|||-NONE-|||0
+A 6 7|||R:X|||G|||REQUIRED|||-NONE-|||0
+A 0 1|||R:X|||A2|||REQUIRED|||-NONE-|||1
+A 2 3|||R:X|||X|||REQUIRED|||-NONE-|||1
+A 6 7|||R:X|||G|||REQUIRED|||-NONE-|||1
+
+S x y z
+A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0
+A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1
+
+S p q r s
+A 1 2|||R:X|||Q|||REQUIRED|||-NONE-|||0
+A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1
+"""
+HYP_TXT = "A b X d Y f g\nx y z\np Q r s\n"
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[str, str]:
+    ref, hyp = tmp_path / "ref.m2", tmp_path / "hyp.m2"
+    ref.write_text(REF_M2, encoding="utf-8")
+    # the hypothesis as an M2 of its edits (plain text would need ERRANT/spaCy)
+    hyp.write_text("S a b c d e f g\nA 0 1|||R:X|||A|||REQUIRED|||-NONE-|||0\n"
+                   "A 2 3|||R:X|||X|||REQUIRED|||-NONE-|||0\nA 4 5|||R:X|||Y|||REQUIRED|||-NONE-|||0\n\n"
+                   "S x y z\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n\n"
+                   "S p q r s\nA 1 2|||R:X|||Q|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    return str(ref), str(hyp)
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_explain_json_chunk_labels(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
+                                   ) -> None:
+    ref, hyp = files
+    out = _json(capsys, ["explain", "--ref", ref, "--hyp", hyp, "--sentence", "1",
+                         "--format", "json"])
+    (s1,) = out["sentences"]
+    assert s1["sentence"] == 1 and s1["metric"] == "cleme2"
+    assert s1["hypothesis"] == HYP_TXT.splitlines()[0]
+    assert [c["hypothesis"] for c in s1["chunks"]] == ["A", "b", "X", "d", "Y", "f", "g"]
+    assert [c["kind"] for c in s1["chunks"]] == [
+        "corrected", "unchanged", "corrected", "unchanged", "corrected", "unchanged", "corrected"]
+    labels = [[lab["label"] for lab in c["labels"]] for c in s1["chunks"]]
+    assert labels == [["TP", "FP_ne"], ["TN", "TN"], ["FP_ne", "TP"], ["TN", "TN"],
+                      ["FP_un", "FP_un"], ["TN", "TN"], ["FN", "FN"]]
+    assert {lab["weight"] for c in s1["chunks"] for lab in c["labels"]} == {1.0}
+    # sentence-level CLEME2.0 (0.35/0.25/0.20/0.20): Hit = Wrong = Under = Over = 1/3 for both
+    score = 0.35 / 3 + (0.25 + 0.20 + 0.20) * 2 / 3
+    assert [s["Score"] for s in s1["scores"]] == pytest.approx([score, score])
+    assert s1["best_reference"] == 0
+
+
+def test_explain_length_weights_and_independent(files: tuple[str, str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = files
+    out = _json(capsys, ["explain", "--ref", ref, "--hyp", hyp, "-n", "1", "3", "--metric",
+                         "cleme", "--assumption", "independent", "--weighting", "length",
+                         "--level", "corpus", "-o", "length_bias=2", "--format", "json"])
+    s1, s3 = out["sentences"]
+    assert [c["labels"][0]["label"] for c in s1["chunks"]] == [
+        "TP", "TN", "TP", "TN", "FP_un", "TN", "FN"]
+    w_tp = min(max(2 / (1 + math.exp(1)), 0.75), 1.25)  # length 1, bias 2, alpha 2
+    w_fp = min(max(2 / (1 + math.exp(-1)), 0.75), 1.25)
+    assert [c["labels"][1]["weight"] for c in s1["chunks"]] == pytest.approx(
+        [w_tp, 1, w_tp, 1, w_fp, 1, w_tp])
+    assert s3["scores"][0]["TP"] == pytest.approx(w_tp)
+    assert s1["length_bias"] == 2
+
+
+def test_explain_text_and_all(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    ref, hyp = files
+    assert main(["explain", "--ref", ref, "--hyp", hyp, "--all"]) == 0
+    text = capsys.readouterr().out
+    assert "sentence 1 " in text and "sentence 3 " in text and "sentence 2 " not in text
+    assert "FP_ne (1.000)" in text and "FP_un (1.000)" in text
+    assert "best reference (sentence level): 0" in text
+
+
+@pytest.mark.parametrize("argv_tail, message", [
+    (["--sentence", "4"], "sentence 4 does not exist"),
+    ([], "--sentence N"),
+    (["--sentence", "1", "-o", "factor_hit=0.9"], "give all four CLEME2.0 factors"),
+])
+def test_explain_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str],
+                        argv_tail: list[str], message: str) -> None:
+    ref, hyp = files
+    assert main(["explain", "--ref", ref, "--hyp", hyp, *argv_tail]) == 64
+    assert message in capsys.readouterr().err
