@@ -1,0 +1,385 @@
+"""``gecscope meta-eval``: how well do metrics agree with human rankings (GJG15, SEEDA)?
+
+Subcommands: ``human`` (Expected Wins / TrueSkill from the judgments), ``system`` (system-level
+Pearson/Spearman/Kendall), ``sentence`` (pairwise agreement), ``window`` (window analysis,
+optional plot), ``tradeoff`` (CLEME2.0 trade-off factor search) and ``table`` (the paper-style
+correlation table of every installed metric, written as Markdown).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from gecscope.errors import ConfigError
+
+TOY = "gecscope.meta_eval.examples:CharLengthMetric"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "meta-eval", help="correlate metrics with human rankings (GJG15, SEEDA)",
+        description="Meta-evaluate GEC metrics against human rankings: GJG15 (Grundkiewicz et "
+                    "al. 2015) and SEEDA (Kobayashi et al. 2024). Data directories are given "
+                    "explicitly; nothing is searched for.")
+    msub = p.add_subparsers(dest="meta_command", metavar="WHAT")
+
+    h = msub.add_parser("human", help="human system scores (Expected Wins, TrueSkill)",
+                        description="Compute Expected Wins and TrueSkill from the judgments and "
+                                    "show them next to the published scores.")
+    h.add_argument("--data-dir", required=True,
+                   help="SEEDA repository folder, or the folder of GJG15's judgments.xml")
+    h.add_argument("--benchmark", choices=["seeda", "gjg15"],
+                   help="which benchmark the folder holds (default: gjg15 if it has "
+                        "judgments.xml, else seeda)")
+    h.add_argument("--trueskill", choices=["none", "sequential", "wmt"], default="none",
+                   help="also compute TrueSkill: 'sequential' plays every comparison once in "
+                        "file order; 'wmt' is the randomised active-sampling protocol behind "
+                        "the published values (see --ts-runs). Slow: about 5 s per 30,000 "
+                        "comparisons per run")
+    h.add_argument("--ts-runs", type=int, default=1, metavar="N",
+                   help="runs of the wmt protocol to average (default 1)")
+    h.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                   help="also show Expected Wins averaged over N bootstrap resamples")
+    h.add_argument("--seed", type=int, default=0, help="seed of the random protocols")
+    h.add_argument("--json", action="store_true", help="JSON output")
+    h.set_defaults(func=run_human)
+
+    for name, helptext in (("system", "system-level correlations of one metric"),
+                           ("sentence", "sentence-level pairwise agreement of one metric"),
+                           ("window", "window analysis of one metric (optional plot)"),
+                           ("tradeoff", "trade-off factor search (CLEME2.0) for one metric")):
+        s = msub.add_parser(name, help=helptext, description=helptext)
+        _bench_args(s)
+        _metric_args(s)
+        s.add_argument("--systems", default=None,
+                       help="SEEDA system set: base (default), +INPUT, +REF-F_GPT-3.5, all")
+        s.add_argument("--json", action="store_true", help="JSON output")
+        if name in ("system", "window", "tradeoff"):
+            s.add_argument("--level", choices=["corpus", "sentence"], default="corpus",
+                           help="system score = corpus score, or mean sentence score")
+        if name == "sentence":
+            s.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
+                           help="metric ties: disagreement (default), or SEEDA/gec-metrics' "
+                                "rule (first system of the pair, alphabetically, loses)")
+            s.add_argument("--lower-is-better", action="store_true",
+                           help="the metric's sentence scores are better when lower")
+        if name == "window":
+            s.add_argument("--window", type=int, default=4, help="systems per window (4)")
+            s.add_argument("--ranking", default=None,
+                           help="human ranking to use (EW/TS for GJG15, EW_sent... for SEEDA; "
+                                "default: all)")
+            s.add_argument("--plot", metavar="FILE", help="write a plot (needs gecscope[plot])")
+        if name == "tradeoff":
+            s.add_argument("--fields", default="Hit,Wrong,Under,Over",
+                           help="sub-scores combined (Score.fields names)")
+            s.add_argument("--invert", default="0,1,1,1",
+                           help="per field, 1 if lower is better (used as 1-x)")
+            s.add_argument("--step", type=float, default=0.05, help="grid step (0.05)")
+            s.add_argument("--include-zero", action="store_true",
+                           help="allow zero weights (the paper requires 0 < weight < 1)")
+            s.add_argument("--rescore", default="auto", metavar="OPTIONS",
+                           help="comma-separated metric options that take the weights; each grid "
+                                "point re-aggregates the metric with them (exact when the "
+                                "weights steer reference choice; slower). 'auto' (default): "
+                                "the factor options for cleme2, none for other metrics; "
+                                "'none': combine the sub-scores linearly")
+            s.add_argument("--cv", choices=["rankings", "references"], default="rankings",
+                           help="cross-validation units: the human rankings, or the "
+                                "reference annotators of the M2 (one fold per annotator)")
+        s.set_defaults(func={"system": run_system, "sentence": run_sentence,
+                             "window": run_window, "tradeoff": run_tradeoff}[name])
+
+    t = msub.add_parser("table", help="correlation table of every installed metric",
+                        description="Paper-style correlation tables (CLEME2.0 Tables 1-2) for "
+                                    "every registered metric on GJG15 and SEEDA, as Markdown.")
+    t.add_argument("--seeda", metavar="DIR", help="SEEDA repository folder")
+    t.add_argument("--gjg15", metavar="DIR", help="folder of GJG15's judgments.xml")
+    t.add_argument("--submissions", metavar="DIR",
+                   help="CoNLL-2014 system outputs (needed with --gjg15)")
+    t.add_argument("--m2", metavar="FILE", help="CoNLL-2014 test M2 (official-2014.combined.m2)")
+    t.add_argument("--metrics", help="comma-separated metrics (default: all installed)")
+    t.add_argument("--systems", default="base", help="SEEDA system set (default: base)")
+    t.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
+                   help="metric-tie rule of the sentence-level table")
+    t.add_argument("-o", "--output", default="docs/meta-eval-table.md",
+                   help="Markdown file to write (default: docs/meta-eval-table.md; - = stdout)")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    t.set_defaults(func=run_table)
+    p.set_defaults(func=lambda args: _usage(p))
+
+
+def _usage(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def _bench_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--benchmark", choices=["seeda", "gjg15"], default="seeda")
+    s.add_argument("--data-dir", required=True,
+                   help="SEEDA repository folder, or the folder of GJG15's judgments.xml")
+    s.add_argument("--submissions", metavar="DIR",
+                   help="GJG15: folder of the 13 CoNLL-2014 outputs")
+    s.add_argument("--m2", metavar="FILE",
+                   help="CoNLL-2014 test M2 with both annotators (references; not needed by "
+                        "reference-less metrics)")
+
+
+def _metric_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("-m", "--metric", required=True,
+                   help=f"registered metric name, or module:Class (e.g. {TOY})")
+    s.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="metric option (repeatable)")
+
+
+def make_metric(spec: str, options: list[str] | None = None) -> Any:
+    """A metric from a registry name or ``module:Class``, with ``key=value`` options."""
+    import importlib
+
+    from gecscope.cli._common import parse_options
+    from gecscope.registry import get_metric
+
+    if ":" in spec:
+        module, _, cls_name = spec.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), cls_name)
+        except (ImportError, AttributeError):
+            raise ConfigError(f"cannot import metric class {spec!r}") from None
+    else:
+        cls = get_metric(spec)
+    return cls(**parse_options(options or [], cls.Config, cls.name or spec))
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+
+    if args.benchmark == "gjg15":
+        if not args.submissions:
+            raise ConfigError("GJG15 needs --submissions DIR (the 13 CoNLL-2014 outputs)")
+        return load_gjg15(args.data_dir, args.submissions, args.m2)
+    return load_seeda(args.data_dir, args.m2)
+
+
+def _print_json(obj: Any) -> None:
+    from gecscope.cli._common import dump_json
+
+    print(dump_json(obj))
+
+
+def run_human(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import render_table
+    from gecscope.formats.appraise_xml import read_appraise
+    from gecscope.meta_eval import ranking
+    from gecscope.meta_eval.benchmarks import GJG15_HUMAN, SEEDA_SYSTEMS, _read_system_scores
+
+    root = Path(args.data_dir)
+    bench = args.benchmark or ("gjg15" if (root / "judgments.xml").is_file() else "seeda")
+    if bench == "gjg15":
+        sets = {"rank": (read_appraise(root / "judgments.xml", index_base=0), GJG15_HUMAN)}
+    else:
+        sets = {}
+        for level in ("sent", "edit"):
+            j = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1)
+            pub = {m: _read_system_scores(root / "scores" / "human" / f"{m}_{level}.txt",
+                                          SEEDA_SYSTEMS) for m in ("EW", "TS")}
+            sets[level] = (j, pub)
+    out: dict[str, Any] = {}
+    for level, (j, pub) in sets.items():
+        cols: dict[str, dict[str, float]] = {
+            "EW": ranking.expected_wins(j), "EW published": pub["EW"]}
+        if args.bootstrap:
+            cols["EW bootstrap"] = ranking.expected_wins_bootstrap(
+                j, n_resamples=args.bootstrap, seed=args.seed)
+        if args.trueskill == "sequential":
+            cols["TS sequential"] = ranking.trueskill_scores(j)
+        elif args.trueskill == "wmt":
+            cols["TS wmt"] = ranking.trueskill_wmt_scores(j, n_runs=args.ts_runs, seed=args.seed)
+        cols["TS published"] = pub["TS"]
+        out[level] = cols
+        if not args.json:
+            systems = sorted(cols["EW"], key=lambda s: -cols["EW"][s])
+            label = {"rank": "GJG15", "sent": "SEEDA-S", "edit": "SEEDA-E"}[level]
+            print(f"{label}: {len(j)} ranking items, {len(j.comparisons())} comparisons")
+            print(render_table(["system", *cols], [[s, *(c.get(s, math.nan) for c in
+                                                        cols.values())] for s in systems], 3))
+            print()
+    if args.json:
+        _print_json(out)
+    return 0
+
+
+def _scores(args: argparse.Namespace) -> tuple[Any, Any, Any, tuple[str, ...]]:
+    from gecscope.meta_eval.runner import evaluate_systems
+
+    bench = _load(args)
+    metric = make_metric(args.metric, args.option)
+    systems = bench.select(args.systems)
+    results = evaluate_systems(metric, bench, systems)
+    return bench, metric, results, systems
+
+
+def run_system(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import render_table
+    from gecscope.meta_eval.runner import system_correlations, system_scores
+
+    bench, metric, results, systems = _scores(args)
+    scores = system_scores(results, args.level)
+    corrs = system_correlations(bench, scores, systems)
+    if args.json:
+        _print_json({"benchmark": bench.name, "metric": metric.name, "level": args.level,
+                     "systems": list(systems), "scores": scores,
+                     "correlations": {k: c.as_dict() for k, c in corrs.items()}})
+        return 0
+    print(f"{bench.name}: {metric.name} ({args.level} level), {len(systems)} systems")
+    print(render_table(["human ranking", "pearson", "spearman", "kendall"],
+                       [[k, c.pearson, c.spearman, c.kendall] for k, c in corrs.items()], 6))
+    print()
+    print(render_table(["system", "metric", *corrs],
+                       [[s, scores[s], *(bench.human[k][s] for k in corrs)] for s in systems],
+                       4))
+    return 0
+
+
+def run_sentence(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import render_table
+    from gecscope.meta_eval.runner import sentence_correlations, sentence_score_table
+
+    bench, metric, results, systems = _scores(args)
+    agreement = sentence_correlations(bench, sentence_score_table(results), systems, args.ties,
+                                      not args.lower_is_better)
+    if args.json:
+        _print_json({"benchmark": bench.name, "metric": metric.name, "systems": list(systems),
+                     "agreement": {k: a.as_dict() for k, a in agreement.items()}})
+        return 0
+    print(f"{bench.name}: {metric.name} sentence level, {len(systems)} systems, "
+          f"metric ties: {args.ties}")
+    print(render_table(["judgments", "accuracy", "kendall", "pairs", "agree", "disagree",
+                        "metric ties"],
+                       [[k, a.accuracy, a.kendall, a.pairs, a.agree, a.disagree, a.ties]
+                        for k, a in agreement.items()], 6))
+    return 0
+
+
+def run_window(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import render_table
+    from gecscope.meta_eval.correlation import plot_windows, window_analysis
+    from gecscope.meta_eval.runner import system_scores
+
+    bench, metric, results, systems = _scores(args)
+    scores = system_scores(results, args.level)
+    keys = [args.ranking] if args.ranking else list(bench.human)
+    unknown = [k for k in keys if k not in bench.human]
+    if unknown:
+        raise ConfigError(f"unknown ranking {unknown[0]!r}; {bench.name} has "
+                          f"{', '.join(bench.human)}")
+    series = {k: window_analysis(scores, bench.human[k], systems, args.window) for k in keys}
+    if args.plot:
+        plot_windows(series, args.plot, f"{metric.name} on {bench.name} (window {args.window})")
+    if args.json:
+        _print_json({k: [{"start": w.start, "end": w.end, "systems": list(w.systems),
+                          "pearson": w.pearson, "spearman": w.spearman, "kendall": w.kendall}
+                         for w in ws] for k, ws in series.items()})
+        return 0
+    for k, ws in series.items():
+        print(f"{bench.name} {k}: {metric.name}, windows of {args.window} systems "
+              "(sorted by human score)")
+        print(render_table(["window", "pearson", "spearman", "kendall", "systems"],
+                           [[f"{w.start + 1}-{w.end + 1}", w.pearson, w.spearman, w.kendall,
+                             " ".join(w.systems)] for w in ws], 3))
+        print()
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def run_tradeoff(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import render_table
+    from gecscope.meta_eval.runner import CLEME2_FACTOR_OPTIONS, tradeoff_folds
+    from gecscope.meta_eval.tradeoff import LinearCombination, simplex_grid, tradeoff_search
+
+    fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
+    try:
+        invert = tuple(bool(int(x)) for x in args.invert.split(","))
+    except ValueError:
+        raise ConfigError(f"--invert expects 0/1 flags, got {args.invert!r}") from None
+    combo = LinearCombination(fields, invert)
+    bench = _load(args)
+    metric = make_metric(args.metric, args.option)
+    systems = bench.select(args.systems)
+    if args.rescore == "auto":
+        rescore = list(CLEME2_FACTOR_OPTIONS) if metric.name == "cleme2" else None
+    elif args.rescore == "none":
+        rescore = None
+    else:
+        rescore = [o.strip() for o in args.rescore.split(",") if o.strip()]
+    if rescore is not None and len(rescore) != len(fields):
+        raise ConfigError(f"--rescore names {len(rescore)} options for {len(fields)} fields")
+    folds = tradeoff_folds(bench, metric, systems, args.cv, args.level, rescore)
+    grid = simplex_grid(len(fields), args.step, include_zero=args.include_zero)
+    result = tradeoff_search(folds, grid=grid, combination=combo)
+    if args.json:
+        _print_json(result.as_dict())
+        return 0
+    how = f"re-aggregated with {', '.join(rescore)}" if rescore else "linear in the sub-scores"
+    print(f"{bench.name}: {metric.name} ({args.level} level), {len(grid)} grid points, "
+          f"{len(folds)} folds ({args.cv}), {how}")
+    print("chosen factors: " + ", ".join(f"{f}={w:.2f}" for f, w in zip(fields, result.weights,
+                                                                          strict=True)))
+    print(f"cross-validated objective (mean held-out correlation): {result.cv_objective:.4f}")
+    print()
+    print(render_table(["held-out fold", *fields, "train", "held-out"],
+                       [[f.name, *f.weights, f.train_objective, f.heldout_objective]
+                        for f in result.folds], 3))
+    print()
+    rows = [[fold, ranking, c.get("pearson", math.nan), c.get("spearman", math.nan)]
+            for fold, table in result.correlations.items() for ranking, c in table.items()]
+    print(render_table(["fold", "ranking", "pearson", "spearman"], rows, 4))
+    return 0
+
+
+def run_table(args: argparse.Namespace) -> int:
+    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+    from gecscope.meta_eval.runner import build_table, render_table
+    from gecscope.registry import list_metrics
+
+    benches = []
+    if args.gjg15:
+        if not args.submissions:
+            raise ConfigError("--gjg15 needs --submissions DIR (the 13 CoNLL-2014 outputs)")
+        benches.append(load_gjg15(args.gjg15, args.submissions, args.m2))
+    if args.seeda:
+        benches.append(load_seeda(args.seeda, args.m2))
+    if not benches:
+        raise ConfigError("give --gjg15 DIR --submissions DIR and/or --seeda DIR")
+    metrics = ([m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics
+               else list_metrics())
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(f"meta-eval table: {msg}", file=sys.stderr)
+
+    result = build_table(benches, metrics, make_metric=lambda name: make_metric(name),
+                         ties=args.ties, system_set=args.systems, progress=progress)
+    notes = [
+        ("Generated by `gecscope meta-eval table`. γ = Pearson, ρ = Spearman. Rows named "
+        "`SentX` score a system by the mean of metric X's sentence scores; the others by X's "
+        "corpus score."),
+        "",
+        "GJG15: whole CoNLL-2014 test set (1,312 sentences), human scores of Grundkiewicz et "
+        "al. (2015, Table 3). SEEDA: the 391 judged sentences (`outputs/subset`), human scores "
+        "from SEEDA's `scores/human`. References: CoNLL-2014 M2, both annotators"
+        + ("" if args.m2 else " (not given: reference-based metrics were skipped)") + ".",
+    ]
+    text = render_table(result, title="Meta-evaluation of gecscope's metrics", notes=notes)
+    if args.output == "-":
+        print(text)
+    else:
+        from gecscope.formats.base import atomic_write
+
+        atomic_write(args.output, [text])
+        print(f"wrote {args.output} ({len(result.rows)} rows, "
+              f"{len(result.skipped)} metrics skipped)")
+    return 0

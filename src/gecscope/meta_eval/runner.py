@@ -1,0 +1,288 @@
+"""Meta-evaluate metrics on a benchmark: score every system once, then correlate.
+
+The functions here glue the metric interface (:class:`~gecscope.metrics.base.Metric`) to the
+benchmarks, rankings and correlations; ``gecscope meta-eval`` is a thin layer over them.
+A system's score is its corpus score (``level="corpus"``) or the mean of its sentence scores
+(``level="sentence"``, the paper's "Sent" variants).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gecscope.errors import ConfigError
+from gecscope.meta_eval.benchmarks import Benchmark
+from gecscope.meta_eval.correlation import Correlation, correlate
+from gecscope.meta_eval.sentence import SentenceAgreement, sentence_agreement
+from gecscope.metrics.base import Metric, SystemResult
+
+LEVELS = ("corpus", "sentence")
+
+
+def evaluate_systems(metric: Metric, bench: Benchmark,
+                     systems: Sequence[str] | None = None) -> dict[str, SystemResult]:
+    """Run ``metric`` on every system's output (the benchmark's shared references/cache)."""
+    names = list(systems) if systems is not None else list(bench.systems)
+    return {s: metric.evaluate(bench.data, bench.hypotheses[s]) for s in names}
+
+
+def sentence_score_table(results: Mapping[str, SystemResult]) -> dict[str, list[float]]:
+    """``{system: sentence scores}``; ConfigError when the metric defines none."""
+    out = {}
+    for s, r in results.items():
+        if r.sentence_scores is None:
+            raise ConfigError(f"metric {r.metric!r} has no sentence-level scores")
+        out[s] = list(r.sentence_scores)
+    return out
+
+
+def system_scores(results: Mapping[str, SystemResult], level: str = "corpus") -> dict[str, float]:
+    """One score per system: the corpus score or the mean sentence score."""
+    if level not in LEVELS:
+        raise ConfigError(f"level must be corpus or sentence, got {level!r}")
+    if level == "corpus":
+        return {s: float(r.score.value) for s, r in results.items()}
+    table = sentence_score_table(results)
+    out = {}
+    for s, vals in table.items():
+        clean = [v for v in vals if not math.isnan(v)]
+        out[s] = sum(clean) / len(clean) if clean else math.nan
+    return out
+
+
+def system_correlations(bench: Benchmark, scores: Mapping[str, float],
+                        systems: Sequence[str]) -> dict[str, Correlation]:
+    """Correlation with each of the benchmark's human rankings."""
+    return {key: correlate(scores, human, systems) for key, human in bench.human.items()}
+
+
+def sentence_correlations(bench: Benchmark, sentence_scores: Mapping[str, Sequence[float]],
+                          systems: Sequence[str], ties: str = "disagree",
+                          higher_is_better: bool = True) -> dict[str, SentenceAgreement]:
+    """Pairwise agreement with each judgment file of the benchmark."""
+    rows = bench.rows
+    return {level: sentence_agreement(j, sentence_scores, systems, rows=rows, ties=ties,
+                                      higher_is_better=higher_is_better)
+            for level, j in bench.judgments.items()}
+
+
+@dataclass
+class MetricRow:
+    """One table row: a metric at one level, its correlations per benchmark/ranking."""
+
+    label: str
+    correlations: dict[str, dict[str, Correlation]] = field(default_factory=dict)
+    sentence: dict[str, dict[str, SentenceAgreement]] = field(default_factory=dict)
+
+
+@dataclass
+class TableResult:
+    rows: list[MetricRow]
+    skipped: dict[str, str]
+    seconds: dict[str, float]
+    system_sets: dict[str, str]
+
+
+def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
+                make_metric: Callable[[str], Metric] | None = None, ties: str = "disagree",
+                system_set: str = "base",
+                progress: Callable[[str], None] | None = None) -> TableResult:
+    """Correlations of every metric (corpus and, where defined, sentence level) on every
+    benchmark. A metric that cannot run (missing extra, needs inputs the benchmark lacks, or
+    fails) is skipped with the reason, so one broken metric does not stop the table."""
+    from gecscope.registry import get_metric
+
+    factory = make_metric or (lambda name: get_metric(name)())
+    rows: list[MetricRow] = []
+    skipped: dict[str, str] = {}
+    seconds: dict[str, float] = {}
+    sets = {b.name: (system_set if b.system_sets else "all") for b in benchmarks}
+    for name in metrics:
+        start = time.perf_counter()
+        try:
+            metric = factory(name)
+            label = getattr(metric, "name", "") or name
+            corpus_row = MetricRow(label)
+            sent_row = MetricRow(f"Sent{label}")
+            has_sentence = True
+            for bench in benchmarks:
+                if progress:
+                    progress(f"{name} on {bench.name}")
+                systems = bench.select(sets[bench.name])
+                results = evaluate_systems(metric, bench, bench.systems)
+                corpus_row.correlations[bench.name] = system_correlations(
+                    bench, system_scores(results, "corpus"), systems)
+                if has_sentence and all(r.sentence_scores is not None for r in results.values()):
+                    table = sentence_score_table(results)
+                    sent_row.correlations[bench.name] = system_correlations(
+                        bench, system_scores(results, "sentence"), systems)
+                    sent_row.sentence[bench.name] = sentence_correlations(bench, table,
+                                                                          systems, ties)
+                else:
+                    has_sentence = False
+        except Exception as exc:  # noqa: BLE001 - a failing metric is reported, not fatal
+            skipped[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        finally:
+            seconds[name] = time.perf_counter() - start
+        rows.append(corpus_row)
+        if has_sentence:
+            rows.append(sent_row)
+    return TableResult(rows, skipped, seconds, sets)
+
+
+def _fmt(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.3f}"
+
+
+def render_table(result: TableResult, *, title: str = "Meta-evaluation",
+                 notes: Sequence[str] = ()) -> str:
+    """Markdown: GJG15 in the layout of the CLEME2.0 paper's Table 1 (EW/TS x Pearson/
+    Spearman), SEEDA in the layout of its Table 2 (SEEDA-S/SEEDA-E, TrueSkill) plus the
+    Expected Wins columns, and SEEDA sentence-level pairwise agreement."""
+    lines = [f"# {title}", ""]
+    lines += list(notes)
+    if notes:
+        lines.append("")
+    has = {name for row in result.rows for name in row.correlations}
+    if "gjg15" in has:
+        lines += ["## GJG15 (13 systems, CoNLL-2014 references)", "",
+                  "| Metric | EW γ | EW ρ | TS γ | TS ρ | Avg. |", "|---|---|---|---|---|---|"]
+        for row in result.rows:
+            c = row.correlations.get("gjg15")
+            if not c:
+                continue
+            vals = [c["EW"].pearson, c["EW"].spearman, c["TS"].pearson, c["TS"].spearman]
+            lines.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals)
+                         + f" | {_fmt(_mean(vals))} |")
+        lines.append("")
+    if "seeda" in has:
+        lines += [f"## SEEDA ({result.system_sets.get('seeda', 'base')} systems), TrueSkill", "",
+                  "| Metric | SEEDA-S γ | SEEDA-S ρ | SEEDA-E γ | SEEDA-E ρ | Avg. |",
+                  "|---|---|---|---|---|---|"]
+        lines += _seeda_rows(result, "TS")
+        lines += ["", (f"## SEEDA ({result.system_sets.get('seeda', 'base')} systems), "
+                  "Expected Wins"), "",
+                  "| Metric | SEEDA-S γ | SEEDA-S ρ | SEEDA-E γ | SEEDA-E ρ | Avg. |",
+                  "|---|---|---|---|---|---|"]
+        lines += _seeda_rows(result, "EW")
+        lines.append("")
+        sent_rows = [r for r in result.rows if "seeda" in r.sentence]
+        if sent_rows:
+            policy = next(iter(sent_rows[0].sentence["seeda"].values())).tie_policy
+            lines += [f"## SEEDA sentence level (pairwise agreement, metric ties: {policy})", "",
+                      "| Metric | SEEDA-S acc | SEEDA-S τ | SEEDA-E acc | SEEDA-E τ |",
+                      "|---|---|---|---|---|"]
+            for row in sent_rows:
+                s = row.sentence["seeda"]
+                vals = [s["sent"].accuracy, s["sent"].kendall, s["edit"].accuracy,
+                        s["edit"].kendall]
+                lines.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals) + " |")
+            lines.append("")
+    if result.skipped:
+        lines += ["## Skipped metrics", ""]
+        lines += [f"- `{name}`: {why}" for name, why in result.skipped.items()]
+        lines.append("")
+    if result.seconds:
+        lines += ["## Run time", ""]
+        lines += [f"- `{name}`: {sec:.1f} s" for name, sec in result.seconds.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _seeda_rows(result: TableResult, method: str) -> list[str]:
+    out = []
+    for row in result.rows:
+        c = row.correlations.get("seeda")
+        if not c:
+            continue
+        vals = [c[f"{method}_sent"].pearson, c[f"{method}_sent"].spearman,
+                c[f"{method}_edit"].pearson, c[f"{method}_edit"].spearman]
+        out.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals)
+                   + f" | {_fmt(_mean(vals))} |")
+    return out
+
+
+def _mean(vals: Sequence[float]) -> float:
+    clean = [v for v in vals if not math.isnan(v)]
+    return sum(clean) / len(clean) if clean else math.nan
+
+
+def sub_score_table(results: Mapping[str, SystemResult], level: str = "corpus",
+                    metric: Metric | None = None) -> dict[str, dict[str, float]]:
+    """Per-system sub-scores (``Score.fields``) for the trade-off search.
+
+    ``corpus``: the fields of the corpus score. ``sentence``: the mean over sentences of the
+    fields of each sentence aggregated alone (needs ``metric`` to aggregate).
+    """
+    if level == "corpus":
+        return {s: dict(r.score.fields) for s, r in results.items()}
+    if metric is None:
+        raise ConfigError("sentence-level sub-scores need the metric to aggregate sentences")
+    out: dict[str, dict[str, float]] = {}
+    for s, r in results.items():
+        sums: dict[str, float] = {}
+        for st in r.stats:
+            for k, v in metric.aggregate([st]).fields.items():
+                sums[k] = sums.get(k, 0.0) + float(v)
+        n = max(len(r.stats), 1)
+        out[s] = {k: v / n for k, v in sums.items()}
+    return out
+
+
+CLEME2_FACTOR_OPTIONS = ("factor_hit", "factor_wrong", "factor_under", "factor_over")
+"""Config fields of the ``cleme2`` metric that hold its trade-off factors."""
+
+
+def tradeoff_folds(bench: Benchmark, metric: Metric, systems: Sequence[str],
+                   cv: str = "rankings", level: str = "corpus",
+                   rescore: Sequence[str] | None = None) -> list[Any]:
+    """Cross-validation folds for :func:`~gecscope.meta_eval.tradeoff.tradeoff_search`.
+
+    ``cv="rankings"``: one fold per human ranking of the benchmark (same metric scores).
+    ``cv="references"``: one fold per reference annotator of the M2 (the metric is re-run
+    with that annotator's references only), each judged against all human rankings.
+
+    ``rescore`` names the metric's Config fields that take the weights (in the order of the
+    combination's fields, e.g. :data:`CLEME2_FACTOR_OPTIONS`): every grid point then rebuilds
+    the metric with those weights and re-aggregates the stored sentence statistics, which is
+    exact when the weights also steer the metric's reference choice (CLEME2.0) but slower.
+    Without it, the corpus ``Score.fields`` (``level="corpus"``) or the mean fields of single
+    sentences (``level="sentence"``) are combined linearly.
+    """
+    from gecscope.meta_eval.benchmarks import share_hypothesis_cache, single_reference_view
+    from gecscope.meta_eval.tradeoff import Fold, reaggregating_scorer
+
+    if cv not in ("rankings", "references"):
+        raise ConfigError(f"cv must be rankings or references, got {cv!r}")
+    if cv == "rankings":
+        units: Iterable[tuple[str, Benchmark]] = [("", bench)]
+    else:
+        m2 = bench.data.require_m2("trade-off search across references")
+        # views are made lazily, so each one inherits the edits extracted for the previous
+        units = ((f"ref{a}", single_reference_view(bench, a)) for a in m2.annotators)
+    folds = []
+    for name, view in units:
+        results = evaluate_systems(metric, view, systems)
+        share_hypothesis_cache(view.data, bench.data)
+        kwargs: dict[str, Any] = {}
+        if rescore:
+            names = tuple(rescore)
+            stats = {s: r.stats for s, r in results.items()}
+
+            def build(w: tuple[float, ...], names: tuple[str, ...] = names) -> Metric:
+                return type(metric)(metric.config, **dict(zip(names, w, strict=True)))
+
+            kwargs["scorer"] = reaggregating_scorer(build, stats)
+        else:
+            kwargs["sub_scores"] = sub_score_table(results, level, metric)
+        if cv == "rankings":
+            folds += [Fold(key, {key: human}, systems, **kwargs)
+                      for key, human in bench.human.items()]
+        else:
+            folds.append(Fold(name, bench.human, systems, **kwargs))
+    return folds
