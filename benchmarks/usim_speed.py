@@ -18,10 +18,15 @@ from gecscope.metrics.usim import usim
 from gecscope.semantics.ucca import Passage
 from gecscope.semantics.usim import USimGraph, USimOptions, usim_graphs
 
-SOURCE = ("In my opinion , the carrier should tells his relatives about it because they "
-          "have right to knew the genetic risk of there family .").split()
-CORRECTION = ("In my opinion the carrier should tell his relatives about it because they "
-              "have the right to know the genetic risk of their family .").split()
+
+def _words(text: str) -> list[str]:
+    return text.split(" ")
+
+
+SOURCE = _words("In my opinion , the carrier should tells his relatives about it because they "
+                "have right to knew the genetic risk of there family .")
+CORRECTION = _words("In my opinion the carrier should tell his relatives about it because they "
+                    "have the right to know the genetic risk of their family .")
 
 
 def _flat(tokens: list[str], pid: str) -> Passage:

@@ -1,0 +1,180 @@
+"""USIM (Choshen & Abend 2018): reference-less semantic faithfulness of a correction.
+
+Each source sentence and its correction are parsed into semantic graphs by a parser backend
+(:mod:`gecscope.semantics.parser`), and :func:`usim` compares them
+(:mod:`gecscope.semantics.usim`): P/R/F in both alignment directions and their average. The
+metric needs no reference: it reads ``data.sources`` and the hypothesis tokens.
+
+With the default ``approx-spacy`` backend the graphs are an approximate, dependency-derived
+scene structure, **not UCCA**; the score says so in ``details["approximate"]`` and
+``details["parser"]``. Gold UCCA graphs come from ``parser="gold"`` with ``gold_dir`` (a
+directory of UCCA XML passages, looked up by their tokens).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.semantics.ucca import Passage
+from gecscope.semantics.usim import (
+    NODE_WEIGHTS,
+    DirectionCounts,
+    USimGraph,
+    USimOptions,
+    USimResult,
+    normalize_text,
+    usim_graphs,
+)
+
+DISTSIM_LABELS = ("A+D", "Scene")
+
+
+def usim(source_passage: Passage, correction_passage: Passage,
+         options: USimOptions | None = None, **kwargs: Any) -> USimResult:
+    """USIM between two passages: ``result.s2c`` / ``result.c2s`` (precision, recall, f) and
+    ``result.average``; keyword arguments are :class:`USimOptions` fields."""
+    opts = options or USimOptions(**kwargs)
+    labels: dict[str, int] = {}
+    return usim_graphs(USimGraph(source_passage, opts, labels),
+                       USimGraph(correction_passage, opts, labels), opts, details=True)
+
+
+@dataclass(frozen=True, slots=True)
+class USimStats:
+    """Per-sentence statistics: edge matches of both directions and label counts (DISTSIM)."""
+
+    s2c: DirectionCounts
+    c2s: DirectionCounts
+    source_labels: dict[str, int] = field(default_factory=dict)
+    correction_labels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def average(self) -> float:
+        return (self.s2c.f + self.c2s.f) / 2
+
+
+class USimMetric(Metric):
+    """USIM faithfulness of each hypothesis sentence to its source (higher is more faithful)."""
+
+    name = "usim"
+    description = "semantic faithfulness of the correction to the source (semantic graphs)"
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        from gecscope.semantics.parser import parser_class
+
+        super().__init__(config, **options)
+        self.approximate = bool(getattr(parser_class(self.config.parser), "approximate", True))
+        self.description = _title(self.config.parser, self.approximate)  # type: ignore[misc]
+
+    @dataclass(frozen=True)
+    class Config:
+        parser: str = "approx-spacy"
+        gold_dir: str = ""
+        node_weight: str = "paper"
+        min_yield: int = 1
+        include_remote: bool = True
+        include_punct: bool = False
+        position_weight: float = 1.0
+        normalize_before_parse: bool = False
+        counting: str = "edges"
+
+        def __post_init__(self) -> None:
+            if self.node_weight not in NODE_WEIGHTS:
+                raise ConfigError(f"usim: node_weight must be one of {', '.join(NODE_WEIGHTS)}")
+            if self.parser == "gold" and not self.gold_dir:
+                raise ConfigError("usim: parser=gold needs gold_dir=DIRECTORY of UCCA XML files")
+            self.options()
+
+        def options(self) -> USimOptions:
+            return USimOptions(self.node_weight, self.min_yield, self.include_remote,
+                               self.include_punct, self.position_weight, None, self.counting)
+
+    def _parser(self, data: EvalData) -> Any:
+        from gecscope.semantics.parser import get_parser
+
+        key = f"usim-parser:{self.config.parser}:{self.config.gold_dir}"
+        if key not in data.cache:
+            kwargs = {"directory": self.config.gold_dir} if self.config.parser == "gold" else {}
+            data.cache[key] = get_parser(self.config.parser, **kwargs)
+        return data.cache[key]
+
+    def _prepare(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        if not self.config.normalize_before_parse:
+            return [list(s) for s in sentences]
+        return [normalize_text(" ".join(s)).split() for s in sentences]
+
+    def _graphs(self, data: EvalData, sentences: Sequence[Sequence[str]],
+                labels: dict[str, int]) -> list[USimGraph]:
+        parser = self._parser(data)
+        cache: dict[tuple[str, ...], USimGraph] = data.cache.setdefault(
+            f"usim-graphs:{self.config!r}", {})
+        prepared = self._prepare(sentences)
+        todo = list(dict.fromkeys(tuple(s) for s in prepared if tuple(s) not in cache))
+        if todo:
+            opts = self.config.options()
+            for toks, passage in zip(todo, parser.parse(todo), strict=True):
+                cache[toks] = USimGraph(passage, opts, labels)
+        return [cache[tuple(s)] for s in prepared]
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[USimStats]:
+        labels: dict[str, int] = data.cache.setdefault(f"usim-labels:{self.config!r}", {})
+        src = self._graphs(data, data.sources, labels)
+        out = self._graphs(data, hyp.tokens, labels)
+        opts = self.config.options()
+        stats = []
+        for gs, gc in zip(src, out, strict=True):
+            r = usim_graphs(gs, gc, opts)
+            stats.append(USimStats(r.s2c, r.c2s, _distsim_counts(gs), _distsim_counts(gc)))
+        return stats
+
+    def aggregate(self, stats: Sequence[USimStats]) -> Score:
+        n = len(stats)
+        approx = self.approximate
+        details = {"parser": self.config.parser, "approximate": approx,
+                   "title": self.description,
+                   "note": ("APPROXIMATE: parser-derived scene graphs, not UCCA"
+                            if approx else "UCCA graphs")}
+        if not n:
+            return Score(self.name, 0.0, {"usim": 0.0}, "usim", details)
+
+        def mean(xs: Sequence[float]) -> float:
+            return sum(xs) / n
+
+        micro_s2c = sum((s.s2c for s in stats), DirectionCounts(0, 0, 0, 0))
+        micro_c2s = sum((s.c2s for s in stats), DirectionCounts(0, 0, 0, 0))
+        fields = {
+            "usim": mean([s.average for s in stats]),
+            "s2c_p": mean([s.s2c.precision for s in stats]),
+            "s2c_r": mean([s.s2c.recall for s in stats]),
+            "s2c_f": mean([s.s2c.f for s in stats]),
+            "c2s_p": mean([s.c2s.precision for s in stats]),
+            "c2s_r": mean([s.c2s.recall for s in stats]),
+            "c2s_f": mean([s.c2s.f for s in stats]),
+            "micro_s2c_f": micro_s2c.f,
+            "micro_c2s_f": micro_c2s.f,
+        }
+        for lbl in DISTSIM_LABELS:
+            fields[f"distsim_{lbl}"] = mean([abs(s.source_labels.get(lbl, 0)
+                                                 - s.correction_labels.get(lbl, 0))
+                                             for s in stats])
+        return Score(self.name, fields["usim"], fields, "usim", details)
+
+    def sentence_scores(self, stats: Sequence[USimStats]) -> list[float]:
+        return [s.average for s in stats]
+
+
+def _title(parser: str, approximate: bool) -> str:
+    if approximate:
+        return (f"semantic faithfulness to the source; APPROXIMATE graphs (parser {parser}), "
+                "not UCCA")
+    return f"semantic faithfulness to the source (UCCA graphs, parser {parser})"
+
+
+def _distsim_counts(g: USimGraph) -> dict[str, int]:
+    c: Counter[str] = g.label_counts()
+    return dict(c)

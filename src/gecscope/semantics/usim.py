@@ -1,0 +1,421 @@
+"""USIM: semantic faithfulness of a correction to its source (Choshen & Abend 2018, sec. 3).
+
+The source graph ``G_s`` and the correction graph ``G_c`` are over different tokens, so their
+nodes are aligned first:
+
+1. **Leaves.** Tokens are normalised (:func:`normalize_token`: lower-cased, non-word characters
+   removed, as the USim tool does before parsing) and aligned by a minimum-cost bipartite
+   matching (``scipy.optimize.linear_sum_assignment``) whose cost is the character edit
+   distance plus a position term ``position_weight * |i/m - j/n|`` (relative positions, so
+   that equal words are matched in order; the tool uses ``|i - j| / max(m, n)`` per
+   sentence, which is the same when ``m == n``). Every token of the shorter side is matched;
+   tokens left over on the longer side stay unaligned.
+2. **Units.** Each unit ``v`` of one graph is aligned to the unit ``u`` of the other that
+   maximises the paper's ``w(v, u) = |A_l ∩ (yield(u) × yield(v))| / |yield(u)|``
+   (``node_weight="paper"``), or the terminal-overlap F1 ``2|A_l ∩ ..| / (|yield(v)| +
+   |yield(u)|)`` of the USim tool (``node_weight="f1"``). Ties go to the larger overlap, then
+   to a unit with a common incoming label, then to the first unit in file order. Pairs of
+   weight zero are not aligned.
+3. **Edges.** An edge ``(p, v, l)`` of one graph matches an edge ``(q, u, l)`` of the other
+   when their labels are equal and their children are aligned. Recall is the share of source
+   edges with a match, precision the share of correction edges with a match, F their
+   harmonic mean. The alignment of step 2 is computed in both directions, source to
+   correction (``s->c``) and back (``c->s``), giving two P/R/F triples; USIM is reported for
+   each and as their average.
+
+Counted edges and yields follow :mod:`gecscope.semantics.graph` (primary and remote edges
+with a semantic label, punctuation out of yields; implicit units, which have no yield to
+align, are left out). ``min_yield=2`` keeps only units of two or more tokens, as the tool's
+"comparable nodes"; ``counting="nodes"`` counts units instead of edges, and
+:meth:`USimOptions.tool` combines the tool's choices (its single score is
+:attr:`USimResult.tool_f`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from gecscope.errors import ConfigError
+from gecscope.semantics.graph import EvalGraph
+from gecscope.semantics.ucca import Passage
+
+if TYPE_CHECKING:
+    import numpy as np
+
+NODE_WEIGHTS = ("paper", "f1")
+_NON_WORD = re.compile(r"[^\w]+")
+_SINGLE_LETTERS = re.compile(r"\b(?:[^\W\d_] ){1,}[^\W\d_]\b")
+
+
+def normalize_token(token: str) -> str:
+    """A token as compared by the leaf alignment: lower-cased, non-word characters removed."""
+    return _NON_WORD.sub("", token).lower()
+
+
+def normalize_text(text: str) -> str:
+    """Sentence normalisation of the USim tool, applied to raw text before parsing.
+
+    Non-word characters become spaces, runs of isolated single letters are joined into one
+    word (``"U. S."`` -> ``"us"``, ``"e.g."`` -> ``"eg"``) and the text is lower-cased;
+    whitespace is collapsed.
+    """
+    text = _NON_WORD.sub(" ", text)
+    text = " ".join(text.split())
+    text = _SINGLE_LETTERS.sub(lambda m: m.group(0).replace(" ", ""), text)
+    return text.lower()
+
+
+@lru_cache(maxsize=200_000)
+def _lev(a: str, b: str) -> int:
+    if a == b:
+        return 0
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def edit_distance_matrix(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    """Character Levenshtein distances between every token of ``a`` and of ``b``."""
+    import numpy as np
+
+    try:
+        from rapidfuzz.distance import Levenshtein
+        from rapidfuzz.process import cdist
+    except ImportError:
+        return np.array([[_lev(x, y) for y in b] for x in a], dtype=float).reshape(len(a),
+                                                                                   len(b))
+    return cdist(a, b, scorer=Levenshtein.distance, dtype=np.int32).astype(float)
+
+
+@dataclass(frozen=True)
+class USimOptions:
+    """How USIM aligns and counts (defaults follow the paper; see the module docstring)."""
+
+    node_weight: str = "paper"
+    min_yield: int = 1
+    include_remote: bool = True
+    include_punct: bool = False
+    position_weight: float = 1.0
+    max_leaf_distance: float | None = None
+    counting: str = "edges"
+
+    @classmethod
+    def tool(cls) -> USimOptions:
+        """The USim tool's choices: overlap-F1 alignment, units of 2+ tokens, node counting
+        (its single score is :attr:`USimResult.tool_f`)."""
+        return cls(node_weight="f1", min_yield=2, counting="nodes")
+
+    def __post_init__(self) -> None:
+        if self.node_weight not in NODE_WEIGHTS:
+            raise ConfigError(f"usim: node_weight must be one of {', '.join(NODE_WEIGHTS)}, "
+                              f"got {self.node_weight!r}")
+        if self.counting not in ("edges", "nodes"):
+            raise ConfigError(f"usim: counting must be 'edges' or 'nodes', got {self.counting!r}")
+        if self.min_yield < 1:
+            raise ConfigError(f"usim: min_yield must be >= 1, got {self.min_yield}")
+        if self.position_weight < 0:
+            raise ConfigError("usim: position_weight must be >= 0")
+        if self.max_leaf_distance is not None and not 0 <= self.max_leaf_distance <= 1:
+            raise ConfigError("usim: max_leaf_distance must be in [0, 1] (edit distance over "
+                              "the longer word's length) or None")
+
+
+class USimGraph:
+    """A passage prepared for USIM: normalised tokens, unit incidence and edge label arrays."""
+
+    def __init__(self, passage: Passage | EvalGraph, options: USimOptions = USimOptions(),
+                 labels: dict[str, int] | None = None) -> None:
+        import numpy as np
+
+        eg = passage if isinstance(passage, EvalGraph) else EvalGraph(
+            passage, include_punct=options.include_punct)
+        self.graph = eg
+        self.passage = eg.passage
+        self.content = eg.content_positions()
+        col = {pos: k for k, pos in enumerate(self.content)}
+        self.words = [normalize_token(eg.tokens[p]) for p in self.content]
+        edges = [e for e in eg.edges if not e.implicit and (options.include_remote or
+                                                             not e.remote)
+                 and len(eg.yields[e.child]) >= options.min_yield]
+        self.units: list[str] = list(dict.fromkeys(e.child for e in edges))
+        index = {u: i for i, u in enumerate(self.units)}
+        self.label_index = labels if labels is not None else {}
+        for e in edges:
+            self.label_index.setdefault(e.label, len(self.label_index))
+        inc = np.zeros((len(self.units), len(self.content)), dtype=np.float64)
+        for i, u in enumerate(self.units):
+            for pos in eg.yields[u]:
+                inc[i, col[pos]] = 1.0
+        self.incidence = inc
+        self.sizes = inc.sum(axis=1)
+        self.edge_child = np.array([index[e.child] for e in edges], dtype=np.int64)
+        self.edge_label = np.array([self.label_index[e.label] for e in edges], dtype=np.int64)
+        self.edge_labels = [e.label for e in edges]
+
+    def label_matrix(self, n_labels: int) -> np.ndarray:
+        """Units x labels: True where the unit has an incoming counted edge with that label."""
+        import numpy as np
+
+        m = np.zeros((len(self.units), n_labels), dtype=np.bool_)
+        m[self.edge_child, self.edge_label] = True
+        return m
+
+    def label_counts(self) -> Counter[str]:
+        """Counted edges per label, plus ``Scene`` (units with a P or S edge) and ``A+D``."""
+        c = Counter(self.edge_labels)
+        c["A+D"] = c.get("A", 0) + c.get("D", 0)
+        scenes = {e.parent for e in self.graph.edges
+                  if e.label in ("P", "S") and not e.remote}
+        c["Scene"] = len(scenes)
+        return c
+
+
+@dataclass(frozen=True, slots=True)
+class DirectionCounts:
+    """Edge matches of one alignment direction: source edges matched of all, correction idem."""
+
+    source_matched: int
+    source_edges: int
+    correction_matched: int
+    correction_edges: int
+
+    @property
+    def recall(self) -> float:
+        if not self.source_edges:
+            return 1.0 if not self.correction_edges else 0.0
+        return self.source_matched / self.source_edges
+
+    @property
+    def precision(self) -> float:
+        if not self.correction_edges:
+            return 1.0 if not self.source_edges else 0.0
+        return self.correction_matched / self.correction_edges
+
+    @property
+    def f(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def __add__(self, o: DirectionCounts) -> DirectionCounts:
+        return DirectionCounts(self.source_matched + o.source_matched,
+                               self.source_edges + o.source_edges,
+                               self.correction_matched + o.correction_matched,
+                               self.correction_edges + o.correction_edges)
+
+
+@dataclass(frozen=True)
+class USimResult:
+    """USIM of one pair: counts of both directions, and the alignments behind them."""
+
+    s2c: DirectionCounts
+    c2s: DirectionCounts
+    leaf_alignment: list[tuple[int, int]] = field(default_factory=list, compare=False)
+    unit_alignment_s2c: dict[str, str] = field(default_factory=dict, compare=False)
+    unit_alignment_c2s: dict[str, str] = field(default_factory=dict, compare=False)
+    label_diff: dict[str, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def average(self) -> float:
+        """The mean of the two directions' F-scores (the paper's "Avg")."""
+        return (self.s2c.f + self.c2s.f) / 2
+
+    @property
+    def tool_f(self) -> float:
+        """The USim tool's single score: recall from s->c, precision from c->s."""
+        r, p = self.s2c.recall, self.c2s.precision
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "s2c": {"precision": self.s2c.precision, "recall": self.s2c.recall, "f": self.s2c.f},
+            "c2s": {"precision": self.c2s.precision, "recall": self.c2s.recall, "f": self.c2s.f},
+            "average": self.average, "tool_f": self.tool_f,
+        }
+
+
+def align_leaves(src: USimGraph, cor: USimGraph, position_weight: float = 1.0,
+                 max_distance: float | None = None) -> list[tuple[int, int]]:
+    """Token alignment as ``(source content index, correction content index)`` pairs.
+
+    With ``max_distance``, matched pairs whose edit distance exceeds that share of the longer
+    word's length are dropped afterwards (the paper and the tool keep every pair).
+    """
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    m, n = len(src.words), len(cor.words)
+    if not m or not n:
+        return []
+    cost = edit_distance_matrix(src.words, cor.words)
+    if position_weight:
+        ri = (np.arange(m) + 0.5) / m
+        rj = (np.arange(n) + 0.5) / n
+        cost = cost + position_weight * np.abs(ri[:, None] - rj[None, :])
+    rows, cols = linear_sum_assignment(cost)
+    pairs = list(zip(rows.tolist(), cols.tolist(), strict=True))
+    if max_distance is None:
+        return pairs
+    return [(i, j) for i, j in pairs
+            if _lev(src.words[i], cor.words[j])
+            <= max_distance * max(len(src.words[i]), len(cor.words[j]), 1)]
+
+
+def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray) -> np.ndarray:
+    """Row-wise argmax of ``weight``; ties by overlap, then compatibility, then first column.
+
+    Returns -1 for rows whose best weight is zero.
+    """
+    import numpy as np
+
+    if weight.shape[1] == 0:
+        return np.full(weight.shape[0], -1, dtype=np.int64)
+    w = np.round(weight, 9)
+    best_w = w.max(axis=1, keepdims=True)
+    cand = w == best_w
+    ov = np.where(cand, overlap, -1.0)
+    cand &= ov == ov.max(axis=1, keepdims=True)
+    key = np.where(cand, compat.astype(np.float64), -1.0)
+    choice = key.argmax(axis=1)
+    choice[best_w[:, 0] <= 0] = -1
+    return choice
+
+
+def _direction(a_lab: np.ndarray, b_lab: np.ndarray, a: USimGraph | _Relabelled,
+               b: USimGraph | _Relabelled, mapping: np.ndarray) -> tuple[int, int]:
+    """Edges of ``a`` matched through ``mapping`` (a-unit -> b-unit), and edges of ``b``."""
+    import numpy as np
+
+    # a-edges: child aligned and the aligned unit has an incoming edge with the same label
+    target = mapping[a.edge_child]
+    ok = target >= 0
+    a_matched = int(b_lab[target[ok], a.edge_label[ok]].sum())
+    # b-edges: some a-unit mapped onto the child has an incoming edge with the same label
+    reach = np.zeros((len(b.units), a_lab.shape[1]), dtype=bool)
+    src_units = np.nonzero(mapping >= 0)[0]
+    if len(src_units):
+        np.logical_or.at(reach, mapping[src_units], a_lab[src_units])
+    b_matched = int(reach[b.edge_child, b.edge_label].sum()) if len(b.edge_child) else 0
+    return a_matched, b_matched
+
+
+def _direction_nodes(a_lab: np.ndarray, b_lab: np.ndarray,
+                     mapping: np.ndarray) -> tuple[int, int]:
+    """Units of ``a`` whose aligned unit shares an incoming label, and units of ``b`` that
+    some such ``a`` unit is aligned to (the USim tool's node counting)."""
+    import numpy as np
+
+    ok = np.nonzero(mapping >= 0)[0]
+    hit = (a_lab[ok] & b_lab[mapping[ok]]).any(axis=1)
+    return int(hit.sum()), len(set(mapping[ok][hit].tolist()))
+
+
+def usim_graphs(src: USimGraph, cor: USimGraph, options: USimOptions = USimOptions(),
+                details: bool = False) -> USimResult:
+    """USIM between two prepared graphs (build them with a shared ``labels`` dict)."""
+    import numpy as np
+
+    labels = dict(src.label_index)
+    for lbl in cor.label_index:
+        labels.setdefault(lbl, len(labels))
+    if cor.label_index is not src.label_index:
+        remap = np.array([labels[lbl] for lbl in cor.label_index], dtype=np.int64)
+        cor_edge_label = remap[cor.edge_label] if len(cor.edge_label) else cor.edge_label
+    else:
+        cor_edge_label = cor.edge_label
+    n_labels = len(labels)
+    s_lab = src.label_matrix(n_labels)
+    c_lab = np.zeros((len(cor.units), n_labels), dtype=np.bool_)
+    c_lab[cor.edge_child, cor_edge_label] = True
+    cor_view = _Relabelled(cor, cor_edge_label)
+
+    pairs = align_leaves(src, cor, options.position_weight, options.max_leaf_distance)
+    if pairs and len(src.units) and len(cor.units):
+        ai = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+        aj = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
+        if len(src.content) * len(cor.content) > 10_000:  # passages: sparse product
+            from scipy.sparse import csr_matrix
+
+            overlap = (csr_matrix(src.incidence[:, ai]) @ csr_matrix(cor.incidence[:, aj]).T
+                       ).toarray()
+        else:
+            overlap = src.incidence[:, ai] @ cor.incidence[:, aj].T
+    else:
+        overlap = np.zeros((len(src.units), len(cor.units)))
+    compat = (s_lab.astype(np.float64) @ c_lab.T.astype(np.float64)) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if options.node_weight == "paper":
+            w_sc = overlap / np.maximum(cor.sizes, 1)[None, :]
+            w_cs = overlap.T / np.maximum(src.sizes, 1)[None, :]
+        else:
+            denom = src.sizes[:, None] + cor.sizes[None, :]
+            w_sc = 2 * overlap / np.maximum(denom, 1)
+            w_cs = w_sc.T
+    map_sc = _best(w_sc, overlap, compat)
+    map_cs = _best(w_cs, overlap.T, compat.T)
+
+    if options.counting == "nodes":
+        s_m1, c_m1 = _direction_nodes(s_lab, c_lab, map_sc)
+        c_m2, s_m2 = _direction_nodes(c_lab, s_lab, map_cs)
+        ns, nc = len(src.units), len(cor.units)
+    else:
+        s_m1, c_m1 = _direction(s_lab, c_lab, src, cor_view, map_sc)
+        c_m2, s_m2 = _direction(c_lab, s_lab, cor_view, src, map_cs)
+        ns, nc = len(src.edge_child), len(cor.edge_child)
+    result = USimResult(DirectionCounts(s_m1, ns, c_m1, nc), DirectionCounts(s_m2, ns, c_m2, nc))
+    if not details:
+        return result
+    sc = {src.units[i]: cor.units[j] for i, j in enumerate(map_sc.tolist()) if j >= 0}
+    cs = {cor.units[i]: src.units[j] for i, j in enumerate(map_cs.tolist()) if j >= 0}
+    leaf = [(src.content[i], cor.content[j]) for i, j in pairs]
+    cs_counts, cc_counts = src.label_counts(), cor.label_counts()
+    diff = {lbl: cs_counts.get(lbl, 0) - cc_counts.get(lbl, 0)
+            for lbl in sorted(set(cs_counts) | set(cc_counts))}
+    return USimResult(result.s2c, result.c2s, leaf, sc, cs, diff)
+
+
+class _Relabelled:
+    """A view of a graph with its edge labels renumbered into a shared label index."""
+
+    def __init__(self, g: USimGraph, edge_label: np.ndarray) -> None:
+        self.units = g.units
+        self.edge_child = g.edge_child
+        self.edge_label = edge_label
+
+
+def usim_passages(source: Passage, correction: Passage, options: USimOptions = USimOptions(),
+                  details: bool = False) -> USimResult:
+    """USIM between a source passage and a correction passage."""
+    labels: dict[str, int] = {}
+    return usim_graphs(USimGraph(source, options, labels), USimGraph(correction, options, labels),
+                       options, details)
+
+
+def distsim(pairs: Sequence[tuple[Passage | USimGraph, Passage | USimGraph]],
+            labels: Sequence[str] = ("A+D", "Scene"),
+            options: USimOptions = USimOptions()) -> dict[str, float]:
+    """DISTSIM(l) = mean over pairs of |c_i(l) - d_i(l)| (edge counts of label ``l``).
+
+    ``l`` is a layer-1 label, ``"A+D"`` (Participants and Adverbials together) or ``"Scene"``
+    (units with a Process or State). The paper's formula; lower means more similar.
+    """
+    if not pairs:
+        return {lbl: 0.0 for lbl in labels}
+    total: Counter[str] = Counter()
+    for s, c in pairs:
+        gs = s if isinstance(s, USimGraph) else USimGraph(s, options)
+        gc = c if isinstance(c, USimGraph) else USimGraph(c, options)
+        cs, cc = gs.label_counts(), gc.label_counts()
+        for lbl in labels:
+            total[lbl] += abs(cs.get(lbl, 0) - cc.get(lbl, 0))
+    return {lbl: total[lbl] / len(pairs) for lbl in labels}

@@ -1,0 +1,139 @@
+"""USIM core: normalisation, leaf alignment, unit alignment (paper w and F1), P/R/F, DISTSIM."""
+
+from __future__ import annotations
+
+import pytest
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.usim import usim
+from gecscope.semantics.ucca import Passage
+from gecscope.semantics.usim import (
+    USimGraph,
+    USimOptions,
+    align_leaves,
+    distsim,
+    normalize_text,
+    normalize_token,
+    usim_passages,
+)
+
+# A paper-Figure-1-like pair: the correction turns the recipient into a prepositional phrase.
+SOURCE = "[H [A John] [P gave] [A Mary] [A [E a] [C book]]] [U .]"
+CORRECTION = "[H [A John] [P gave] [A [E a] [C book]] [A [R to] [C Mary]]] [U .]"
+
+
+def P(text: str) -> Passage:
+    return Passage.from_bracketed("t", text)
+
+
+def triple(d: object) -> tuple[float, float, float]:
+    return (d.precision, d.recall, d.f)  # type: ignore[attr-defined]
+
+
+def test_normalisation() -> None:
+    assert [normalize_token(t) for t in ["Genes.", "'s", ",", "Don't", "e.g."]] == [
+        "genes", "s", "", "dont", "eg"]
+    assert normalize_text("The U.S. army, e.g. THIS one!") == "the us army eg this one"
+    assert normalize_text("I have  a dog .") == "i have a dog"
+
+
+def test_leaf_alignment_edit_distance_and_position() -> None:
+    o = USimOptions()
+    s = USimGraph(P("[H [A I] [P has] [A [E a] [C apple]]] [U .]"), o)
+    c = USimGraph(P("[H [A I] [P have] [A [E an] [C apple]]] [U .]"), o)
+    assert align_leaves(s, c) == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    # equal words are matched in order of position; the extra "the" stays unaligned
+    s = USimGraph(P("[H [A the] [A the] [P x]]"), o)
+    c = USimGraph(P("[H [A the] [A the] [A the] [P x]]"), o)
+    assert align_leaves(s, c) == [(0, 0), (1, 1), (2, 3)]
+
+
+def test_paper_weight_reproduces_hand_computation() -> None:
+    r = usim_passages(P(SOURCE), P(CORRECTION), details=True)
+    # s->c: w(v,u) = overlap/|yield(u)| sends the source H unit to the correction's
+    # "a book" unit (w = 1) rather than its H unit (w = 5/6), and "Mary" to C{Mary}:
+    # 5 of 7 source edges and 5 of 9 correction edges match.
+    assert triple(r.s2c) == pytest.approx((5 / 9, 5 / 7, 0.625))
+    # c->s: precision 7/9, recall 7/7, as in the paper's Figure 1
+    assert triple(r.c2s) == pytest.approx((7 / 9, 1.0, 0.875))
+    assert r.average == pytest.approx(0.75)
+    assert r.unit_alignment_s2c["1.2"] == "1.5"  # H -> the "a book" unit
+    assert r.leaf_alignment == [(0, 0), (1, 1), (2, 5), (3, 2), (4, 3)]
+
+
+def test_f1_weight_aligns_whole_scenes() -> None:
+    r = usim_passages(P(SOURCE), P(CORRECTION), USimOptions(node_weight="f1"))
+    assert triple(r.s2c) == pytest.approx((6 / 9, 6 / 7, 0.75))
+    assert triple(r.c2s) == pytest.approx((7 / 9, 1.0, 0.875))
+
+
+def test_functional_api_and_identity() -> None:
+    r = usim(P(SOURCE), P(SOURCE))
+    assert [triple(r.s2c), triple(r.c2s), r.average] == [(1.0, 1.0, 1.0), (1.0, 1.0, 1.0), 1.0]
+    r = usim(P(SOURCE), P(CORRECTION), node_weight="f1")
+    d = r.as_dict()
+    assert d["s2c"] == pytest.approx({"precision": 6 / 9, "recall": 6 / 7, "f": 0.75})
+    assert d["c2s"] == pytest.approx({"precision": 7 / 9, "recall": 1.0, "f": 0.875})
+    assert d["average"] == pytest.approx(0.8125)
+
+
+def test_label_compatibility_breaks_ties() -> None:
+    # in the correction "Mary" is a unary chain A -> C: both units have the same yield
+    s = P("[H [A John] [P saw] [A Mary]]")
+    c = P("[H [A John] [P saw] [A [C Mary]]]")
+    r = usim_passages(s, c, details=True)
+    assert r.unit_alignment_s2c["1.5"] == "1.5"  # the A unit, not its C child
+    assert triple(r.s2c) == pytest.approx((4 / 5, 1.0, 8 / 9))
+
+
+def test_min_yield_and_remote_options() -> None:
+    s, c = P(SOURCE), P(CORRECTION)
+    r = usim_passages(s, c, USimOptions(node_weight="f1", min_yield=2))
+    # only H and "a book" (source), H, "a book", "to Mary" (correction) are counted
+    assert triple(r.s2c) == pytest.approx((2 / 3, 1.0, 0.8))
+    s.add_edge("1.5", "1.3", "A", remote=True)  # source "Mary" unit gets a remote A to John
+    with_remote = usim_passages(s, c, USimOptions(node_weight="f1"))
+    without = usim_passages(s, c, USimOptions(node_weight="f1", include_remote=False))
+    assert (with_remote.s2c.source_edges, without.s2c.source_edges) == (8, 7)
+    assert with_remote.s2c.source_matched == 7  # the remote A into John finds an A edge
+
+
+def test_tool_node_counting() -> None:
+    # units of 2+ tokens: source H, "a book"; correction H, "a book", "to Mary". s->c aligns
+    # both source units to same-label units (recall 1); c->s sends "to Mary" (A) to the
+    # source H (overlap F1 2/7), so 2 of 3 correction units match (precision 2/3).
+    r = usim_passages(P(SOURCE), P(CORRECTION), USimOptions.tool())
+    assert (r.s2c.source_matched, r.s2c.source_edges) == (2, 2)
+    assert (r.c2s.correction_matched, r.c2s.correction_edges) == (2, 3)
+    assert r.tool_f == pytest.approx(0.8)
+
+
+def test_max_leaf_distance_drops_unrelated_words() -> None:
+    s, c = P("[H [A John] [P ran]]"), P("[H [A Mary] [P ran]]")
+    assert usim_passages(s, c).average == 1.0  # forced alignment John-Mary
+    r = usim_passages(s, c, USimOptions(max_leaf_distance=0.5))
+    assert triple(r.s2c) == pytest.approx((1 / 3, 1 / 3, 1 / 3))
+
+
+def test_empty_graphs() -> None:
+    empty = Passage.from_tokens("e", [])
+    assert usim_passages(empty, empty).average == 1.0
+    assert usim_passages(empty, P(SOURCE)).average == 0.0
+    assert usim_passages(P(SOURCE), empty).average == 0.0
+
+
+def test_distsim() -> None:
+    s = P("[H [A John] [P moved]]")
+    c = P("[H [A John] [P moved] [D quickly]] [L and] [H [P stopped]]")
+    assert distsim([(s, c), (s, s)]) == pytest.approx({"A+D": 0.5, "Scene": 0.5})
+    assert distsim([(s, c)], labels=("A", "D", "H", "L")) == pytest.approx(
+        {"A": 0.0, "D": 1.0, "H": 1.0, "L": 1.0})
+    assert distsim([]) == {"A+D": 0.0, "Scene": 0.0}
+
+
+@pytest.mark.parametrize("kwargs", [{"node_weight": "max"}, {"min_yield": 0},
+                                    {"position_weight": -1.0}, {"max_leaf_distance": 2.0},
+                                    {"counting": "units"}])
+def test_invalid_options(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        USimOptions(**kwargs)  # type: ignore[arg-type]
