@@ -112,9 +112,18 @@ def fmt_value(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
+def _count_column(values: list[Any]) -> bool:
+    """A column of whole numbers stored as floats (counts), shown without decimals."""
+    return all(isinstance(v, float) and v.is_integer() for v in values) and any(
+        abs(v) > 1 for v in values)
+
+
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
     """Aligned plain-text table: first column left-aligned, the rest right-aligned."""
-    cells = [[str(h) for h in header]] + [[fmt_value(v, digits) for v in r] for r in rows]
+    counts = {i for i in range(len(header)) if rows and _count_column([r[i] for r in rows])}
+    cells = [[str(h) for h in header]] + [
+        [str(int(v)) if i in counts else fmt_value(v, digits) for i, v in enumerate(r)]
+        for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for n, r in enumerate(cells):

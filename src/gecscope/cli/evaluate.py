@@ -24,6 +24,8 @@ def add_parser(sub: Any) -> None:
                         "type (metrics with typed edits, e.g. errant)")
     p.add_argument("--sentences", action="store_true",
                    help="include per-sentence scores (json/tsv) where the metric defines them")
+    p.add_argument("--all-fields", action="store_true",
+                   help="table: show every column of metrics that display a summary")
     p.set_defaults(func=run)
 
 
@@ -32,8 +34,9 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metric", action="append", default=None,
                    help=f"metric name, repeatable (default: errant); available: "
                         f"{', '.join(list_metrics())}")
-    p.add_argument("-r", "--ref", nargs="+", required=True,
-                   help="references: one M2 file, or several plain-text reference files")
+    p.add_argument("-r", "--ref", nargs="+", default=[],
+                   help="references: one M2 file, or several plain-text reference files "
+                        "(omit for reference-less metrics such as usim, giving --source)")
     p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
     p.add_argument("--hyp", nargs="+", required=True,
                    help="hypothesis file(s): plain text or M2; one result row per file")
@@ -56,12 +59,15 @@ def build_metrics(args: argparse.Namespace) -> list[Metric]:
 def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     from gecscope.errors import ConfigError
 
+    if not args.ref and not args.source:
+        raise ConfigError("give the references (--ref) or, for a reference-less metric, "
+                          "the source (--source)")
     data = EvalData(tuple(args.ref), args.source)
     names = args.name or [None] * len(args.hyp)
     if len(names) != len(args.hyp):
         raise ConfigError(f"--name gives {len(names)} names for {len(args.hyp)} hypotheses")
     n = len(data)
-    origin = args.ref[0] if data.m2 is not None else args.source
+    origin = args.ref[0] if args.ref and data.m2 is not None else args.source
     hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
             for h, nm in zip(args.hyp, names)]
     return data, hyps
@@ -103,13 +109,18 @@ def run(args: argparse.Namespace) -> int:
     blocks = []
     for m in metrics:
         rows_res = by_metric[m.name]
-        header = ["system", *rows_res[0].score.fields]
-        rows = [[r.system, *r.score.fields.values()] for r in rows_res]
         if args.format == "tsv":
+            header = ["system", *rows_res[0].score.fields]
+            rows = [[r.system, *r.score.fields.values()] for r in rows_res]
             blocks.append(render_tsv(["metric", *header], [[m.name, *row] for row in rows]))
             if args.sentences:
                 blocks.append(sentence_tsv(rows_res))
         else:
+            shown = list(rows_res[0].score.display or rows_res[0].score.fields)
+            if getattr(args, "all_fields", False):
+                shown = list(rows_res[0].score.fields)
+            header = ["system", *shown]
+            rows = [[r.system, *(r.score.fields[k] for k in shown)] for r in rows_res]
             title = rows_res[0].score.details.get("title") or m.description or m.name
             blocks.append(f"== {m.name}: {title} ==\n" + render_table(header, rows))
             if args.cat:

@@ -22,13 +22,18 @@ from gecscope.types import Corpus, Tokens
 
 @dataclass(frozen=True)
 class Score:
-    """A corpus-level result: the headline value and the named columns behind it."""
+    """A corpus-level result: the headline value and the named columns behind it.
+
+    ``display`` optionally names the columns a terminal table shows by default (for metrics
+    with many columns); JSON and TSV output always carry every field.
+    """
 
     metric: str
     value: float
     fields: dict[str, float] = field(default_factory=dict)
     main: str = "score"
     details: dict[str, Any] = field(default_factory=dict, compare=False)
+    display: tuple[str, ...] = ()
 
 
 def looks_like_m2(path: str | Path) -> bool:
