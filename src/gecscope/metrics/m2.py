@@ -1,0 +1,237 @@
+"""MaxMatch (M2): the CoNLL shared-task scorer (Dahlmeier & Ng 2012), clean-room and fast.
+
+For each sentence and each gold annotator, the hypothesis edits are the path through the edit
+lattice that matches the most gold edits, then uses the fewest lattice steps and the fewest
+edits (:mod:`gecscope.metrics.m2_lattice`). An edit is correct when its span equals a gold edit's
+and its correction is one of that edit's alternatives. Per sentence, the annotator is chosen
+that maximises the F-score of the counts accumulated so far (the corpus is read in order), as
+m2scorer 3.2 does; F values are compared exactly, and ties prefer more correct edits, then a
+smaller ``proposed + beta^2 * gold``. A sentence without any ``A`` line counts as one annotator with no
+edits. Precision is 1 when nothing is proposed, recall 1 when there is nothing to find.
+
+Reproduces m2scorer 3.2 to four decimals on the 13 CoNLL-2014 submissions (see docs/m2.md),
+in seconds instead of hours: the lattice search is linear in the lattice size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.m2_lattice import GoldEdit, PathArc, best_path, build_lattice
+from gecscope.types import Edit, Sentence, Tokens
+
+# An edit as the M2 scorer reports it: (start, end, original text, correction text).
+SpanEdit = tuple[int, int, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class M2Row:
+    """Counts of one (sentence, annotator) pair, with the edits behind them."""
+
+    annotator: int
+    correct: int
+    proposed: int
+    gold: int
+    proposed_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
+    gold_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
+    correct_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class M2SentenceStats:
+    """One row per gold annotator (ascending id); the corpus choice among them is order-dependent,
+    so it is made in :meth:`M2Metric.aggregate`, never here."""
+
+    rows: tuple[M2Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class M2SentenceDetail:
+    """What ``m2scorer -v`` prints for a sentence: the chosen annotator and the edits."""
+
+    index: int
+    annotator: int
+    proposed: tuple[SpanEdit, ...]
+    gold: tuple[SpanEdit, ...]
+    correct: tuple[SpanEdit, ...]
+    counts: tuple[int, int, int]  # correct, proposed, gold
+
+
+def prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, float, float]:
+    """The M2 scorer's precision, recall and F_beta (P = 1 if nothing proposed, R = 1 if nothing
+    to find, F = 0 if P + R = 0)."""
+    p = correct / proposed if proposed else 1.0
+    r = correct / gold if gold else 1.0
+    b2 = beta * beta
+    f = (1.0 + b2) * p * r / (b2 * p + r) if p + r else 0.0
+    return p, r, f
+
+
+def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
+    """F_beta as an exact fraction (same conventions as :func:`prf`).
+
+    With ``correct > 0``, F = (1 + b2) c / (p + b2 g); with ``correct = 0`` it is 1 when nothing
+    was proposed and nothing was to be found, else 0.
+    """
+    if correct == 0:
+        return Fraction(1) if proposed == 0 and gold == 0 else Fraction(0)
+    b2 = beta * beta
+    a, d = b2.numerator, b2.denominator
+    return Fraction((d + a) * correct, d * proposed + a * gold)
+
+
+def select_rows(stats: Sequence[M2SentenceStats], beta: float) -> list[M2Row]:
+    """The annotator row m2scorer picks for each sentence: the one maximising cumulative F.
+
+    F values are compared exactly (rational arithmetic): two annotators whose cumulative F are
+    mathematically equal tie even when floating-point rounding would order them. Ties prefer
+    more correct edits, then a smaller ``proposed + beta^2 * gold``, then the lower annotator id.
+    Comparing rounded floats instead changes POST's CoNLL-2014 P/R (34.53/21.70 instead of the
+    published 34.51/21.73), and dropping the last criterion changes UFC's and IITB's F.
+    """
+    fb = Fraction(beta)
+    b2 = fb * fb
+    a, d = b2.numerator, b2.denominator  # proposed + b2 * gold, scaled by d: d * p + a * g
+    c = p = g = 0
+    chosen: list[M2Row] = []
+    for s in stats:
+        best: M2Row | None = None
+        best_key: tuple[Fraction, int, int] | None = None
+        for row in s.rows:
+            key = (exact_f(c + row.correct, p + row.proposed, g + row.gold, fb), row.correct,
+                   -(d * row.proposed + a * row.gold))
+            if best_key is None or key > best_key:
+                best, best_key = row, key
+        if best is None:  # a sentence with no row (never produced by sentence_stats)
+            best = M2Row(-1, 0, 0, 0)
+        chosen.append(best)
+        c, p, g = c + best.correct, p + best.proposed, g + best.gold
+    return chosen
+
+
+class M2Metric(Metric):
+    """MaxMatch precision, recall and F_beta against an M2 gold standard (m2scorer 3.2)."""
+
+    name = "m2"
+    description = "MaxMatch (M2) F-score, m2scorer 3.2 compatible"
+
+    @dataclass(frozen=True)
+    class Config:
+        """``beta``: F weight; ``max_unchanged_words``: unchanged tokens one edit may span;
+        ``ignore_whitespace_casing``: compare tokens case-insensitively and corrections without
+        spaces; ``verbose``: put per-sentence details in ``Score.details["sentences"]``."""
+
+        beta: float = 0.5
+        max_unchanged_words: int = 2
+        ignore_whitespace_casing: bool = False
+        verbose: bool = False
+
+        def __post_init__(self) -> None:
+            if not self.beta > 0:
+                raise ConfigError(f"m2: beta must be positive, not {self.beta}")
+            if not isinstance(self.max_unchanged_words, int) or self.max_unchanged_words < 0:
+                raise ConfigError("m2: max_unchanged_words must be a non-negative integer, not "
+                                  f"{self.max_unchanged_words!r}")
+
+    # -- per sentence -------------------------------------------------------------------------
+
+    def _norm_tok(self, tokens: Sequence[str]) -> tuple[str, ...]:
+        if self.config.ignore_whitespace_casing:
+            return tuple(t.lower() for t in tokens)
+        return tuple(tokens)
+
+    def _norm_text(self, tokens: Sequence[str]) -> str:
+        if self.config.ignore_whitespace_casing:
+            return "".join(tokens).lower()
+        return " ".join(tokens)
+
+    def _gold(self, edit: Edit) -> GoldEdit:
+        cors = frozenset(self._norm_text(c) for c in edit.corrections)
+        if self.config.ignore_whitespace_casing:
+            longest = max(len(c) for c in cors)
+        else:
+            longest = max(len(c) for c in edit.corrections)
+        return GoldEdit(edit.start, edit.end, cors, longest)
+
+    def score_sentence(self, source: Tokens, hyp: Tokens, sentence: Sentence) -> M2SentenceStats:
+        """Counts and edits of one hypothesis sentence against every annotator of ``sentence``."""
+        annotations = sorted(((a.annotator, a.edits) for a in sentence.annotations),
+                             key=lambda x: x[0]) or [(0, ())]
+        golds_text = {k: tuple((e.start, e.end, " ".join(source[e.start:e.end]),
+                                "||".join(" ".join(c) for c in e.corrections)) for e in edits)
+                      for k, edits in annotations}
+        if tuple(hyp) == tuple(source):
+            return M2SentenceStats(tuple(M2Row(k, 0, 0, len(edits), (), golds_text[k], ())
+                                         for k, edits in annotations))
+        src_k, hyp_k = self._norm_tok(source), self._norm_tok(hyp)
+        lattice = build_lattice(src_k, hyp_k)
+        join = "" if self.config.ignore_whitespace_casing else " "
+        rows = []
+        for k, edits in annotations:
+            golds = [self._gold(e) for e in edits]
+            path = best_path(lattice, golds, self.config.max_unchanged_words, join)
+            proposed = [a for a in path if a.changed]
+            correct = self._match(proposed, golds, hyp_k, join)
+            rows.append(M2Row(
+                k, len(correct), len(proposed), len(golds),
+                tuple(self._span(a, source, hyp) for a in proposed), golds_text[k],
+                tuple(self._span(a, source, hyp) for a in correct)))
+        return M2SentenceStats(tuple(rows))
+
+    @staticmethod
+    def _span(arc: PathArc, source: Sequence[str], hyp: Sequence[str]) -> SpanEdit:
+        return (arc.start, arc.end, " ".join(source[arc.start:arc.end]),
+                " ".join(hyp[arc.hstart:arc.hend]))
+
+    @staticmethod
+    def _match(proposed: list[PathArc], golds: list[GoldEdit], hyp_k: Sequence[str],
+               join: str) -> list[PathArc]:
+        """Proposed edits that equal a gold edit; each gold edit is matched at most once."""
+        used = [False] * len(golds)
+        out = []
+        for arc in proposed:
+            text = join.join(hyp_k[arc.hstart:arc.hend])
+            for gi, g in enumerate(golds):
+                if not used[gi] and g.start == arc.start and g.end == arc.end and \
+                        text in g.corrections:
+                    used[gi] = True
+                    out.append(arc)
+                    break
+        return out
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[M2SentenceStats]:
+        gold = data.require_m2(self.name)
+        return [self.score_sentence(sent.source, h, sent)
+                for sent, h in zip(gold.sentences, hyp.tokens, strict=True)]
+
+    # -- corpus -------------------------------------------------------------------------------
+
+    def details(self, stats: Sequence[M2SentenceStats]) -> list[M2SentenceDetail]:
+        """Per sentence: the annotator chosen in corpus order and its edits (``m2scorer -v``)."""
+        return [M2SentenceDetail(i, r.annotator, r.proposed_edits, r.gold_edits, r.correct_edits,
+                                 (r.correct, r.proposed, r.gold))
+                for i, r in enumerate(select_rows(stats, self.config.beta))]
+
+    def aggregate(self, stats: Sequence[M2SentenceStats]) -> Score:
+        beta = self.config.beta
+        chosen = select_rows(stats, beta)
+        c = sum(r.correct for r in chosen)
+        p = sum(r.proposed for r in chosen)
+        g = sum(r.gold for r in chosen)
+        prec, rec, f = prf(c, p, g, beta)
+        fname = f"F{beta:g}"
+        details: dict[str, Any] = {"correct": c, "proposed": p, "gold": g}
+        if self.config.verbose:
+            details["sentences"] = self.details(stats)
+        return Score(self.name, f, {"TP": c, "FP": p - c, "FN": g - c, "P": prec, "R": rec,
+                                    fname: f}, main=fname, details=details)
+
+    def sentence_scores(self, stats: Sequence[M2SentenceStats]) -> list[float]:
+        """F_beta of each sentence with the annotator best for that sentence alone."""
+        return [prf(r.correct, r.proposed, r.gold, self.config.beta)[2]
+                for s in stats for r in select_rows([s], self.config.beta)]

@@ -1,0 +1,65 @@
+"""GLEU of the unchanged JFLEG source: the official compute_gleu numbers.
+
+Provenance: JFLEG (Napoles et al. 2017) reports GLEU 38.21 (dev) and 40.54 (test) for the
+unchanged source with the official Python-2 script (../shared/data/README.md); Python-3 ports,
+whose randint draws other references, give 38.20 / 40.47. The six-decimal rows are this
+implementation's output, pinned after the published two-decimal values matched (the official
+script prints the mean and standard deviation with six decimals).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.metrics.gleu import GLEUMetric
+
+EXPECTED = {
+    ("dev", "py2"): {"GLEU": 0.382146, "std": 0.009891, "ci_low": 0.362761, "ci_high": 0.401532},
+    ("dev", "py3"): {"GLEU": 0.381965, "std": 0.009597, "ci_low": 0.363156, "ci_high": 0.400774},
+    ("test", "py2"): {"GLEU": 0.40543, "std": 0.007643, "ci_low": 0.390451, "ci_high": 0.420409},
+    ("test", "py3"): {"GLEU": 0.40474, "std": 0.007721, "ci_low": 0.389608, "ci_high": 0.419872},
+}
+PUBLISHED = {("dev", "py2"): 38.21, ("test", "py2"): 40.54, ("dev", "py3"): 38.20,
+             ("test", "py3"): 40.47}
+
+
+def _data(shared_data: Path, split: str) -> tuple[EvalData, Hypothesis]:
+    d = shared_data / "jfleg" / split
+    data = EvalData(tuple(str(d / f"{split}.ref{k}") for k in range(4)), str(d / f"{split}.src"))
+    return data, Hypothesis.from_file(d / f"{split}.src", expected=len(data))
+
+
+@pytest.fixture(scope="module")
+def official_stats(shared_data: Path) -> dict[str, list]:
+    """Sentence statistics of the unchanged source, per split (the draws only re-aggregate)."""
+    out = {}
+    for split in ("dev", "test"):
+        data, hyp = _data(shared_data, split)
+        data.check(hyp)
+        out[split] = GLEUMetric().sentence_stats(data, hyp)
+    return out
+
+
+@pytest.mark.parametrize(("split", "draw"), sorted(EXPECTED))
+def test_jfleg_unchanged_source(official_stats: dict[str, list], split: str, draw: str) -> None:
+    score = GLEUMetric(draw=draw).aggregate(official_stats[split])
+    assert round(score.value * 100, 2) == PUBLISHED[(split, draw)]
+    assert score.fields == pytest.approx(EXPECTED[(split, draw)], abs=1e-6)
+
+
+def test_jfleg_sentence_scores_and_corrected_variant(shared_data: Path) -> None:
+    data, hyp = _data(shared_data, "dev")
+    official = GLEUMetric().evaluate(data, hyp)
+    # smoothed sentence GLEU, mean over the four references
+    assert official.sentence_scores[:3] == pytest.approx([0.138687, 0.274191, 0.541218],
+                                                         abs=1e-6)
+    corrected = GLEUMetric(variant="corrected").evaluate(data, hyp)
+    # without the count-blind source difference, copying the source is penalised for every
+    # n-gram the references changed: corpus 4-gram numerators turn negative for two of the
+    # four references, so most draws score 0
+    assert corrected.score.fields == pytest.approx(
+        {"GLEU": 0.008098, "std": 0.032376, "ci_low": -0.055359, "ci_high": 0.071554}, abs=1e-6)
+    assert corrected.sentence_scores[:3] == pytest.approx([0.087145, 0.0, 0.538781], abs=1e-6)
