@@ -8,12 +8,13 @@ repository), to draw 1,000 bootstrap resamples of every system through the vecto
 (exact: the greedy best-reference choice is re-run on each resample), the same through the
 generic ``aggregate`` path (timed on ``--slow-samples`` resamples and extrapolated), a full
 ``PairedTest`` ranking (bootstrap and approximate randomisation) and, with ``--m2``, the same
-for the M2 scorer on the official submissions.
+for the M2 scorer on the official submissions and, with ``--cleme2``, for CLEME2.0.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def bench(label: str, metric, data: EvalData, hyps: list[Hypothesis], samples: i
     t = time.perf_counter()
     pt_ar = PairedTest(metric, results, n_samples=samples, seed=12345, test="ar")
     order = [row.system for row in ranking]
-    for a, b in zip(order, order[1:], strict=False):
+    for a, b in itertools.pairwise(order):
         pt_ar.compare(a, b)
     t_ar = time.perf_counter() - t
     n = len(hyps)
@@ -68,6 +69,8 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--slow-samples", type=int, default=20)
     ap.add_argument("--m2", action="store_true", help="also benchmark the M2 scorer")
+    ap.add_argument("--cleme2", action="store_true", help="also benchmark CLEME2.0 (corpus, "
+                    "unweighted)")
     args = ap.parse_args()
     base = Path(args.data)
     from gecscope.metrics.errant import ErrantMetric
@@ -76,6 +79,11 @@ def main() -> None:
     hyps = [Hypothesis.from_file(base / "errant" / f"{s}.m2") for s in SYSTEMS]
     bench("errant (CLEME-repo ERRANT M2)", ErrantMetric(), data, hyps, args.samples,
           args.slow_samples)
+    if args.cleme2:
+        from gecscope.metrics.cleme import CLEME2Metric
+
+        bench("cleme2 (corpus, dependent, unweighted)", CLEME2Metric(), data, hyps,
+              args.samples, args.slow_samples)
     if args.m2:
         from gecscope.metrics.m2 import M2Metric
 

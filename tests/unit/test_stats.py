@@ -7,8 +7,9 @@ import itertools
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 from test_stats_metric import EditF, EditFFast, ExactMatch, toy_corpus
 
 from gecscope.errors import ConfigError
@@ -144,6 +145,10 @@ def test_paired_test_ranks_and_groups() -> None:
     # the shared resamples make pairwise bootstrap comparisons consistent with paired_bootstrap
     direct = paired_bootstrap(metric, results[0].stats, results[1].stats, indices=pt.indices)
     assert pt.compare("good", "over").p_value == pytest.approx(direct.p_value)
+    # all systems resampled in one stacked loop == each system on its own
+    for r in results:
+        alone = bootstrap_samples(metric, r.stats, indices=pt.indices)["value"]
+        assert pt.samples(r.system).tolist() == alone.tolist()
     with pytest.raises(ConfigError):
         PairedTest(metric, results, test="t-test")
 
@@ -171,6 +176,7 @@ def conll_errant(conll14: Path) -> tuple[EvalData, dict[str, Hypothesis]]:
     return data, hyps
 
 
+@pytest.mark.slow
 def test_errant_fast_path_matches_aggregate_on_conll(conll_errant) -> None:
     from gecscope.metrics.errant import ErrantMetric
 
@@ -187,6 +193,7 @@ def test_errant_fast_path_matches_aggregate_on_conll(conll_errant) -> None:
                 {k: v.tolist() for k, v in slow.items()}, (name, cfg)
 
 
+@pytest.mark.slow
 def test_strictly_better_system_wins_significantly_on_conll(conll_errant) -> None:
     from gecscope.metrics.errant import ErrantMetric
 
@@ -206,3 +213,38 @@ def test_strictly_better_system_wins_significantly_on_conll(conll_errant) -> Non
     # and a system against itself is never significant
     same = PairedTest(metric, [rb, dataclasses.replace(rb, system="AMU-copy")], n_samples=200)
     assert same.compare("AMU", "AMU-copy").p_value == 1.0
+
+
+@pytest.mark.slow
+def test_m2_fast_path_matches_aggregate_on_conll(conll14: Path) -> None:
+    from gecscope.metrics.m2 import M2Metric
+
+    data = EvalData((str(conll14 / "official-2014.combined.m2"),))
+    idx = np.random.default_rng(3).integers(0, len(data), size=(6, len(data)))
+    metric = M2Metric()
+    for name in ("UFC", "IITB"):
+        hyp = Hypothesis.from_file(conll14 / "submissions" / name, name)
+        result = metric.evaluate(data, hyp)
+        # M2 scorer F0.5 on official-2014.combined.m2 (shared/data/README.md): UFC 7.84, IITB 5.90
+        assert round(result.score.value * 100, 2) == {"UFC": 7.84, "IITB": 5.90}[name]
+        fast = bootstrap_samples(metric, result.stats, indices=idx, fields=True)
+        slow = bootstrap_samples(metric, result.stats, indices=idx, fields=True, fast=False)
+        assert {k: v.tolist() for k, v in fast.items()} == \
+            {k: v.tolist() for k, v in slow.items()}
+
+
+@pytest.mark.slow
+def test_cleme2_fast_path_matches_aggregate_on_conll(conll_errant) -> None:
+    from gecscope.metrics.cleme import CLEME2Metric
+
+    data, hyps = conll_errant
+    idx = np.random.default_rng(5).integers(0, len(data), size=(6, len(data)))
+    for opts in ({}, {"assumption": "independent"}):
+        metric = CLEME2Metric(**opts)
+        for name in ("AMU", "UFC"):
+            stats = metric.sentence_stats(data, hyps[name])
+            fast = bootstrap_samples(metric, stats, indices=idx, fields=True)
+            slow = bootstrap_samples(metric, stats, indices=idx, fields=True, fast=False)
+            assert set(fast) >= {"Hit", "Wrong", "Under", "Over"}
+            assert {k: v.tolist() for k, v in fast.items()} == \
+                {k: v.tolist() for k, v in slow.items()}, (name, opts)

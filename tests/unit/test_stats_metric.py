@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pytest
+
+np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
@@ -95,6 +96,12 @@ class EditFFast(EditF):
                 "R": r, "F0.5": f}
 
 
+class EditFMonotone(EditFFast):
+    """Declares that F is monotone in TP/FP/FN, so dominated candidates are pruned."""
+
+    resample_monotone = EditFFast.resample_tiebreak
+
+
 class ExactMatch(Metric):
     """Fraction of hypotheses identical to at least one reference (per-sentence 0/1)."""
 
@@ -110,6 +117,44 @@ class ExactMatch(Metric):
 
     def sentence_scores(self, stats: Sequence[Any]) -> list[float]:
         return [float(s) for s in stats]
+
+
+class Disentangled(Metric):
+    """CLEME2.0-style Hit/Wrong/Under/Over from the report's edit outcomes (single candidate:
+    the best reference per sentence), with the corpus weights 0.45/0.35/0.15/0.05."""
+
+    name = "toy-disentangled"
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[tuple[int, ...]]:
+        from gecscope.reports.outcomes import best_reference, count
+
+        ref = data.require_m2(self.name)
+        return [count(best_reference(h, r)[1])
+                for h, r in zip(data.hypothesis_m2(hyp), ref, strict=True)]
+
+    @staticmethod
+    def _fields(tp: Any, ne: Any, un: Any, fn: Any) -> dict[str, Any]:
+        need = tp + ne + fn
+        made = tp + ne + un
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hit = np.where(need > 0, tp / np.maximum(need, 1), 0.0)
+            wrong = np.where(need > 0, ne / np.maximum(need, 1), 0.0)
+            under = np.where(need > 0, fn / np.maximum(need, 1), 0.0)
+            over = np.where(made > 0, un / np.maximum(made, 1), 0.0)
+        score = 0.45 * hit + 0.35 * (1 - wrong) + 0.15 * (1 - under) + 0.05 * (1 - over)
+        return {"score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over}
+
+    def aggregate(self, stats: Sequence[Any]) -> Score:
+        tp, ne, un, fn = (sum(s[k] for s in stats) for k in range(4))
+        f = {k: float(v) for k, v in self._fields(np.float64(tp), np.float64(ne),
+                                                    np.float64(un), np.float64(fn)).items()}
+        return Score(self.name, f["score"], f, main="score")
+
+    def resample_counts(self, stats: Sequence[Any]) -> np.ndarray:
+        return np.asarray(stats, dtype=np.float64)[:, None, :]
+
+    def score_counts(self, totals: np.ndarray) -> dict[str, np.ndarray]:
+        return self._fields(totals[..., 0], totals[..., 1], totals[..., 2], totals[..., 3])
 
 
 def toy_corpus() -> tuple[EvalData, list[Hypothesis]]:
@@ -155,6 +200,17 @@ def test_toy_scores_by_hand() -> None:
     assert ExactMatch().score(data, hyps[2]).value == pytest.approx(0.2)
 
 
+def test_disentangled_toy_metric_by_hand() -> None:
+    data, hyps = toy_corpus()
+    # "over" against the best reference per sentence: s1 (annotator 0) goes TP, the school
+    # FP_un; s2 (0; tie with 1) liked FP_ne, likes and apples FN; s3 (0) dog TP, have FN;
+    # s4 good FP_un; s5 (annotator 1) at TP, were FN -> TP 3, FP_ne 1, FP_un 2, FN 4
+    score = Disentangled().score(data, hyps[1])
+    assert score.fields == pytest.approx({
+        "Hit": 3 / 8, "Wrong": 1 / 8, "Under": 4 / 8, "Over": 2 / 6,
+        "score": 0.45 * 3 / 8 + 0.35 * 7 / 8 + 0.15 * 4 / 8 + 0.05 * 4 / 6})
+
+
 def test_fast_path_equals_aggregate_on_every_resample() -> None:
     from gecscope.stats.resample import bootstrap_samples
 
@@ -165,7 +221,9 @@ def test_fast_path_equals_aggregate_on_every_resample() -> None:
         stats = EditF().sentence_stats(data, hyp)
         slow = bootstrap_samples(EditF(), stats, indices=idx, fields=True, fast=True)
         fast = bootstrap_samples(EditFFast(), stats, indices=idx, fields=True)
+        mono = bootstrap_samples(EditFMonotone(), stats, indices=idx, fields=True)
         brute = [EditF().aggregate([stats[i] for i in row]) for row in idx]
         assert fast["value"].tolist() == [s.value for s in brute]
+        assert mono["value"].tolist() == [s.value for s in brute]
         assert slow["value"].tolist() == [s.value for s in brute]
         assert fast["TP"].tolist() == [s.fields["TP"] for s in brute]

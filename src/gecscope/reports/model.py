@@ -1,0 +1,321 @@
+"""The report data model: everything a rendering (text, TSV, JSON, HTML) shows, in one place.
+
+:func:`build_report` turns the results of an evaluation (one :class:`SystemResult` per system
+and metric) into a :class:`Report`: scores and their fields, bootstrap intervals and paired
+tests when resampling is asked for, reproducibility signatures, per-error-type tables and
+per-sentence results with edit outcomes. Renderers only format a Report; they never score.
+Any metric works: the report reads ``Score.value``/``fields``/``main``, per-type counts from
+``Score.details["categories"]`` (``{type: [TP, FP, FN]}``) when a metric provides them, and
+per-sentence scores from ``SystemResult.sentence_scores``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from gecscope import __version__
+from gecscope.errors import ConfigError, GecscopeError
+from gecscope.metrics.counts import prf
+from gecscope.reports.outcomes import OUTCOMES, EditOutcome, best_reference, count
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_ID = "https://gecscope.invalid/schema/report-v1.json"
+OUTCOME_TABLE = "edit-outcomes"
+
+
+def clean(v: Any) -> Any:
+    """JSON-safe number: ints stay ints, non-finite floats become ``None``."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if f.is_integer() and abs(f) < 2 ** 53 and type(v).__name__.startswith("int"):
+        return int(f)
+    return f if math.isfinite(f) else None
+
+
+@dataclass
+class MetricInfo:
+    name: str
+    main: str
+    description: str
+    options: dict[str, Any]
+    signature: str
+    signature_long: str
+
+
+@dataclass
+class ScoreEntry:
+    system: str
+    metric: str
+    value: float | None
+    main: str
+    fields: dict[str, Any]
+    interval: dict[str, Any] | None = None
+    field_intervals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rank: int | None = None
+    cluster: int | None = None
+
+
+@dataclass
+class TypeRow:
+    """Counts of one error type for one system; ``fp_ne``/``fp_un`` only for edit outcomes."""
+
+    type: str
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    fp_ne: int | None = None
+    fp_un: int | None = None
+
+
+@dataclass
+class SystemSentence:
+    hypothesis: str
+    reference: int | None
+    edits: list[EditOutcome]
+    scores: dict[str, float | None]
+
+
+@dataclass
+class ReferenceText:
+    annotator: int
+    text: str
+    edits: list[dict[str, Any]]
+
+
+@dataclass
+class SentenceEntry:
+    index: int
+    source: str
+    references: list[ReferenceText]
+    systems: dict[str, SystemSentence]
+
+
+@dataclass
+class Report:
+    systems: list[str]
+    metrics: list[MetricInfo]
+    scores: list[ScoreEntry]
+    per_type: dict[str, dict[str, list[TypeRow]]] = field(default_factory=dict)
+    sentences: list[SentenceEntry] = field(default_factory=list)
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    resampling: dict[str, Any] | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    created: str = field(default_factory=lambda: datetime.now(UTC).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"))
+    gecscope_version: str = __version__
+    schema_version: str = SCHEMA_VERSION
+
+    def score(self, system: str, metric: str) -> ScoreEntry | None:
+        for s in self.scores:
+            if s.system == system and s.metric == metric:
+                return s
+        return None
+
+    def metric(self, name: str) -> MetricInfo | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+def _type_rows(cats: Mapping[str, Sequence[Any]], beta: float = 0.5) -> list[TypeRow]:
+    rows = []
+    for name in sorted(cats):
+        c = list(cats[name])
+        tp, fp, fn = (int(x) for x in c[:3])
+        p, r, f = prf(tp, fp, fn, beta)
+        rows.append(TypeRow(name, tp, fp, fn, p, r, f))
+    return rows
+
+
+def _categories(details: Mapping[str, Any]) -> Mapping[str, Sequence[Any]] | None:
+    cats = details.get("categories") if isinstance(details, Mapping) else None
+    if not isinstance(cats, Mapping) or not cats:
+        return None
+    for v in cats.values():
+        if not isinstance(v, Sequence) or len(v) < 3:
+            return None
+    return cats
+
+
+def _outcome_rows(per_type: Mapping[str, list[int]]) -> list[TypeRow]:
+    rows = []
+    for name in sorted(per_type):
+        tp, fp_ne, fp_un, fn = per_type[name]
+        p, r, f = prf(tp, fp_ne + fp_un, fn, 0.5)
+        rows.append(TypeRow(name, tp, fp_ne + fp_un, fn, p, r, f, fp_ne, fp_un))
+    return rows
+
+
+def _sentences(data: EvalData, hyps: Sequence[Hypothesis],
+               results: Sequence[SystemResult], per_type: dict[str, dict[str, list[TypeRow]]],
+               warnings: list[str]) -> list[SentenceEntry]:
+    ref_m2 = data.m2
+    sources = data.sources
+    refs = data.references
+    hyp_m2: dict[str, Any] = {}
+    if ref_m2 is not None:
+        for h in hyps:
+            try:
+                hyp_m2[h.name] = data.hypothesis_m2(h)
+            except (GecscopeError, ImportError) as exc:  # e.g. no spaCy for text hypotheses
+                warnings.append(f"no edits for {h.name}: {exc}")
+    else:
+        warnings.append("references are plain text: edit outcomes need the references as M2")
+    sent_scores: dict[tuple[str, str], list[float] | None] = {
+        (r.system, r.metric): r.sentence_scores for r in results}
+    metric_names = list(dict.fromkeys(r.metric for r in results))
+    type_counts: dict[str, dict[str, list[int]]] = {name: {} for name in hyp_m2}
+    out: list[SentenceEntry] = []
+    for i, src in enumerate(sources):
+        references: list[ReferenceText] = []
+        if ref_m2 is not None:
+            rs = ref_m2[i]
+            for ann in rs.annotations:
+                references.append(ReferenceText(ann.annotator, " ".join(rs.reference(
+                    ann.annotator)), [
+                    {"start": e.start, "end": e.end, "original": " ".join(src[e.start:e.end]),
+                     "correction": " ".join(e.correction), "type": e.type}
+                    for e in ann.edits if e.type != "noop"]))
+        else:
+            for k, ref in enumerate(refs):
+                references.append(ReferenceText(k, " ".join(ref[i]), []))
+        systems: dict[str, SystemSentence] = {}
+        for h in hyps:
+            ref_id: int | None = None
+            edits: list[EditOutcome] = []
+            if h.name in hyp_m2 and ref_m2 is not None:
+                ref_id, edits = best_reference(hyp_m2[h.name][i], ref_m2[i])
+                tc = type_counts[h.name]
+                for e in edits:
+                    tc.setdefault(e.type or "-", [0, 0, 0, 0])[OUTCOMES.index(e.outcome)] += 1
+            scores: dict[str, float | None] = {}
+            for m in metric_names:
+                ss = sent_scores.get((h.name, m))
+                if ss is not None and i < len(ss):
+                    scores[m] = clean(float(ss[i]))
+            systems[h.name] = SystemSentence(" ".join(h.tokens[i]), ref_id, edits, scores)
+        out.append(SentenceEntry(i, " ".join(src), references, systems))
+    if hyp_m2:
+        per_type[OUTCOME_TABLE] = {name: _outcome_rows(tc) for name, tc in type_counts.items()
+                                   if name in hyp_m2}
+    return out
+
+
+def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[SystemResult],
+                 metrics: Sequence[Metric], *, n_samples: int = 0, seed: int | None = 12345,
+                 test: str = "bootstrap", confidence: float = 0.95, alpha: float = 0.05,
+                 sentences: bool = True,
+                 progress: Callable[[str], None] | None = None) -> Report:
+    """Assemble a :class:`Report` from evaluation results.
+
+    ``n_samples > 0`` adds bootstrap intervals for every score and field (from per-sentence
+    statistics, shared resamples across systems) and a ranking with significance clusters per
+    metric (``test`` = ``bootstrap`` or ``ar``). ``sentences=False`` leaves out the
+    per-sentence section (smaller JSON).
+    """
+    by_metric: dict[str, list[SystemResult]] = {}
+    for r in results:
+        by_metric.setdefault(r.metric, []).append(r)
+    metric_objs = {m.name: m for m in metrics}
+    missing = [name for name in by_metric if name not in metric_objs]
+    if missing:
+        raise ConfigError(f"results for metric(s) {', '.join(missing)} but no metric object given")
+    systems = list(dict.fromkeys([h.name for h in hyps] + [r.system for r in results]))
+
+    from gecscope.signature import metric_signature
+
+    infos: list[MetricInfo] = []
+    for name in by_metric:
+        m = metric_objs[name]
+        sig = metric_signature(m, data, n_samples=n_samples or None, seed=seed,
+                               test=test if n_samples else None)
+        main = by_metric[name][0].score.main
+        infos.append(MetricInfo(name, main, getattr(m, "description", "") or "",
+                                {k: clean(v) if not isinstance(v, str) else v
+                                 for k, v in _plain_options(m).items()},
+                                sig.short(), sig.long()))
+    entries: list[ScoreEntry] = []
+    comparisons: list[dict[str, Any]] = []
+    for name, rs in by_metric.items():
+        m = metric_objs[name]
+        ranks: dict[str, tuple[int, int]] = {}
+        intervals: dict[str, Any] = {}
+        if n_samples:
+            from gecscope.stats.paired import PairedTest
+
+            if progress:
+                progress(f"resampling {name} ({len(rs)} systems x {n_samples})")
+            pt = PairedTest(m, rs, n_samples=n_samples, seed=seed, test=test,
+                            confidence=confidence)
+            for row in pt.ranking(alpha):
+                ranks[row.system] = (row.rank, row.cluster)
+                if row.versus_leader is not None:
+                    comparisons.append({"metric": name, **_clean_dict(row.versus_leader.as_dict())})
+            for r in rs:
+                intervals[r.system] = (pt.interval(r.system),
+                                       pt.field_intervals(r.system, r.score.fields))
+        for r in rs:
+            iv = intervals.get(r.system)
+            rank, cluster = ranks.get(r.system, (None, None))
+            entries.append(ScoreEntry(
+                r.system, name, clean(float(r.score.value)), r.score.main,
+                {k: clean(v) for k, v in r.score.fields.items()},
+                _clean_dict(iv[0].as_dict()) if iv else None,
+                {k: _clean_dict(v.as_dict()) for k, v in iv[1].items()} if iv else {},
+                rank, cluster))
+    per_type: dict[str, dict[str, list[TypeRow]]] = {}
+    for name, rs in by_metric.items():
+        beta = float(getattr(metric_objs[name].config, "beta", 0.5) or 0.5)
+        tables = {r.system: _type_rows(c, beta) for r in rs
+                  if (c := _categories(r.score.details)) is not None}
+        if tables:
+            per_type[name] = tables
+    warnings: list[str] = []
+    sents = _sentences(data, hyps, results, per_type, warnings) if sentences else []
+    resampling = ({"n_samples": n_samples, "seed": seed, "test": test,
+                   "confidence": confidence, "alpha": alpha} if n_samples else None)
+    inputs = {"references": list(data.reference_paths), "source": data.source_path,
+              "hypotheses": {h.name: h.path for h in hyps}, "n_sentences": len(data),
+              "warnings": warnings}
+    return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs)
+
+
+def _plain_options(m: Metric) -> dict[str, Any]:
+    try:
+        opts = m.options()
+    except TypeError:
+        return {}
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in opts.items()}
+
+
+def _clean_dict(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (clean(v) if not isinstance(v, str | list | tuple | dict) else
+                [clean(x) for x in v] if isinstance(v, list | tuple) else v)
+            for k, v in d.items()}
+
+
+def outcome_totals(report: Report, system: str) -> dict[str, int]:
+    """TP / FP necessary / FP unnecessary / FN over all sentences of ``system``."""
+    totals = dict.fromkeys(OUTCOMES, 0)
+    for s in report.sentences:
+        ss = s.systems.get(system)
+        if ss is not None:
+            for k, v in zip(OUTCOMES, count(ss.edits), strict=True):
+                totals[k] += v
+    return totals

@@ -1,0 +1,178 @@
+"""Terminal rendering: aligned tables, optional ANSI colour, a quiet form for scripts.
+
+Colour is used only when asked for; :func:`colour_enabled` gives the usual default (the stream
+is a terminal, ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``). Widths ignore the escape
+codes, so coloured and plain tables align the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from gecscope.reports.model import Report, ScoreEntry
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+BOLD, DIM, GREEN, RESET = "\x1b[1m", "\x1b[2m", "\x1b[32m", "\x1b[0m"
+
+
+def colour_enabled(stream: TextIO) -> bool:
+    """True for a terminal without ``NO_COLOR`` (https://no-color.org) and not ``TERM=dumb``."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and "NO_COLOR" not in os.environ and \
+        os.environ.get("TERM") != "dumb"
+
+
+def visible_len(s: str) -> int:
+    return len(_ANSI.sub("", s))
+
+
+def _pad(s: str, width: int, left: bool) -> str:
+    gap = " " * (width - visible_len(s))
+    return s + gap if left else gap + s
+
+
+def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
+                 colour: bool = False, left: Sequence[int] = (0,)) -> str:
+    """An aligned table; columns in ``left`` are left-aligned, the others right-aligned."""
+    widths = [visible_len(h) for h in header]
+    for r in rows:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], visible_len(c))
+    head = "  ".join(_pad(h, w, i in left) for i, (h, w) in enumerate(zip(header, widths,
+                                                                          strict=True)))
+    rule = "  ".join("-" * w for w in widths)
+    if colour:
+        head = BOLD + head + RESET
+    lines = [head.rstrip(), rule]
+    for r in rows:
+        lines.append("  ".join(_pad(c, w, i in left) for i, (c, w) in
+                               enumerate(zip(r, widths, strict=True))).rstrip())
+    return "\n".join(lines)
+
+
+def fmt(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _integral(values: Sequence[Any]) -> bool:
+    """A column of counts: every value a whole number (int or float), some above 1."""
+    nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return bool(nums) and all(float(v).is_integer() and abs(v) < 2 ** 53 for v in nums) and \
+        any(abs(v) > 1 for v in nums)
+
+
+def _as_int(v: Any) -> Any:
+    return int(v) if isinstance(v, float) else v
+
+
+def _score_cell(s: ScoreEntry | None, digits: int) -> str:
+    if s is None:
+        return "-"
+    out = fmt(s.value, digits)
+    if s.interval is not None:
+        out += f" [{fmt(s.interval['low'], digits)}, {fmt(s.interval['high'], digits)}]"
+    return out
+
+
+def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
+                  digits: int = 4, fields: bool = True) -> str:
+    """The scores as aligned tables followed by each metric's signature.
+
+    One table per metric (all Score fields, the headline first, with the interval when
+    resampling was done, rank and cluster); ``quiet`` gives ``system<TAB>metric<TAB>value``
+    lines only.
+    """
+    if quiet:
+        return "\n".join(f"{s.system}\t{s.metric}\t{fmt(s.value, digits)}"
+                         for s in report.scores) + "\n"
+    blocks: list[str] = []
+    for m in report.metrics:
+        entries = [s for s in report.scores if s.metric == m.name]
+        if any(s.rank is not None for s in entries):
+            entries.sort(key=lambda s: (s.rank or 0))
+        names: list[str] = []
+        for s in entries:
+            for k in s.fields:
+                if k != s.main and k not in names and fields:
+                    names.append(k)
+        ranked = any(s.rank is not None for s in entries)
+        header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
+        counts = {k for k in names if _integral([s.fields.get(k) for s in entries])}
+        rows = []
+        for s in entries:
+            first = _score_cell(s, digits)
+            if colour and s.cluster == 1:
+                first = GREEN + first + RESET
+            row = ([fmt(s.rank), fmt(s.cluster)] if ranked else []) + [s.system, first]
+            row += [fmt(_as_int(s.fields.get(k)) if k in counts else s.fields.get(k), digits)
+                    for k in names]
+            rows.append(row)
+        title = f"{m.name}" + (f" ({m.description})" if m.description else "")
+        sig = f"signature: {m.signature}"
+        if colour:
+            title, sig = BOLD + title + RESET, DIM + sig + RESET
+        left = (2,) if ranked else (0,)
+        blocks.append("\n".join([title, render_table(header, rows, colour=colour, left=left),
+                                 sig]))
+    if report.resampling:
+        r = report.resampling
+        note = (f"{int(r['confidence'] * 100)}% intervals from {r['n_samples']} bootstrap "
+                f"resamples (seed {r['seed']}); clusters: not significantly different from the "
+                f"cluster's best system ({r['test']}, p >= {r['alpha']})")
+        blocks.append(DIM + note + RESET if colour else note)
+    return "\n\n".join(blocks) + "\n"
+
+
+def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
+                   digits: int = 4) -> str:
+    """Systems ranked per metric with their cluster, interval and the test against the
+    cluster's best system (the output of ``gecscope compare``)."""
+    if quiet:
+        return "".join(f"{s.metric}\t{s.rank}\t{s.cluster}\t{s.system}\t{fmt(s.value, digits)}\n"
+                       for m in report.metrics
+                       for s in sorted((x for x in report.scores if x.metric == m.name),
+                                       key=lambda x: x.rank or 0))
+    blocks = []
+    for m in report.metrics:
+        entries = sorted((s for s in report.scores if s.metric == m.name),
+                         key=lambda s: s.rank or 0)
+        comps = {c["system_b"]: c for c in report.comparisons if c["metric"] == m.name}
+        header = ["rank", "cluster", "system", m.main, "95% interval", "vs", "delta", "p"]
+        rows = []
+        for s in entries:
+            c = comps.get(s.system)
+            iv = s.interval
+            value = fmt(s.value, digits)
+            if colour and s.cluster == 1:
+                value = GREEN + value + RESET
+            rows.append([fmt(s.rank), fmt(s.cluster), s.system, value,
+                         f"[{fmt(iv['low'], digits)}, {fmt(iv['high'], digits)}]" if iv else "-",
+                         c["system_a"] if c else "-",
+                         f"{-c['delta']:+.{digits}f}" if c else "-",
+                         f"{c['p_value']:.4f}" if c else "-"])
+        title = m.name + (f" ({m.description})" if m.description else "")
+        sig = f"signature: {m.signature}"
+        if colour:
+            title, sig = BOLD + title + RESET, DIM + sig + RESET
+        blocks.append("\n".join([title, render_table(header, rows, colour=colour, left=(2, 5)),
+                                 sig]))
+    if report.resampling:
+        r = report.resampling
+        test = "paired bootstrap" if r["test"] == "bootstrap" else "approximate randomisation"
+        note = (f"Clusters: a system joins the cluster of the best system above it unless it is "
+                f"significantly worse ({test}, {r['n_samples']} samples, seed {r['seed']}, "
+                f"p < {r['alpha']}); 'vs' is the best system of the cluster it was tested "
+                f"against.")
+        blocks.append(DIM + note + RESET if colour else note)
+    return "\n\n".join(blocks) + "\n"

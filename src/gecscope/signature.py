@@ -1,0 +1,149 @@
+"""Reproducibility signatures: what a score depends on, printed next to it (as sacrebleu does).
+
+A signature names the metric, its options (every Config field), the reference set (number of
+references, number of sentences and a hash of their content), the tokenisation, the tool
+versions the metric declares, the resampling setup when there is one, and the gecscope
+version. The long form spells keys out; the short form abbreviates them::
+
+    metric:errant|beta:0.5|mode:cs|...|refs:2|sents:1312|refhash:3f9a0c1b|tok:pretokenised|version:0.1.0
+    m:errant|beta:0.5|mode:cs|...|r:2|n:1312|h:3f9a0c1b|t:pre|v:0.1.0
+
+Two scores with the same long signature were computed the same way on the same references.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gecscope import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.metrics.base import EvalData, Metric
+
+#: Abbreviations of fixed keys (short form). Option keys are abbreviated by their initials.
+SHORT_KEYS = {"metric": "m", "refs": "r", "sents": "n", "refhash": "h", "tok": "t",
+              "resample": "rs", "seed": "s", "version": "v"}
+TOKENISATION_SHORT = {"pretokenised": "pre", "whitespace": "ws"}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v is None:
+        return "none"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, tuple | list):
+        return ",".join(_value(x) for x in v) or "none"
+    return str(v).replace("|", "/")
+
+
+def reference_hash(data: EvalData) -> str:
+    """SHA-256 (first 8 hex digits) of the reference set's content (not its path).
+
+    M2 references hash every sentence block (sources, spans, types, corrections, annotator
+    ids); plain-text references hash the source and each reference's tokens.
+    """
+    key = "signature:refhash"
+    cached = data.cache.get(key)
+    if isinstance(cached, str):
+        return cached
+    h = hashlib.sha256()
+    if data.m2 is not None:
+        from gecscope.formats.m2 import format_sentence
+
+        for s in data.m2:
+            h.update(format_sentence(s).encode("utf-8"))
+    else:
+        for src in data.sources:
+            h.update((" ".join(src) + "\n").encode("utf-8"))
+        for ref in data.references:
+            h.update(b"\x00")
+            for toks in ref:
+                h.update((" ".join(toks) + "\n").encode("utf-8"))
+    digest = h.hexdigest()[:8]
+    data.cache[key] = digest
+    return digest
+
+
+def _n_refs(data: EvalData) -> int:
+    if data.m2 is not None:
+        return len(data.m2.annotators)
+    return len(data.reference_paths)
+
+
+def _short_key(name: str, taken: set[str]) -> str:
+    """Initials of a multi-word key (``selection_rounding`` -> ``sr``); the key itself when it
+    is one word or the initials are taken."""
+    parts = [p for p in name.replace("-", "_").split("_") if p]
+    short = "".join(p[0] for p in parts) if len(parts) > 1 else name
+    return name if short in taken else short
+
+
+@dataclass(frozen=True)
+class Signature:
+    """An ordered list of ``(key, value)`` pairs with short and long renderings."""
+
+    items: tuple[tuple[str, str], ...]
+    short_keys: Mapping[str, str] = field(default_factory=dict)
+
+    def long(self) -> str:
+        return "|".join(f"{k}:{v}" for k, v in self.items)
+
+    def short(self) -> str:
+        out = []
+        for k, v in self.items:
+            key = self.short_keys.get(k, k)
+            if k == "tok":
+                v = TOKENISATION_SHORT.get(v, v)
+            out.append(f"{key}:{v}")
+        return "|".join(out)
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.items)
+
+    def __str__(self) -> str:
+        return self.short()
+
+
+def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = None,
+                     seed: int | None = None, test: str | None = None) -> Signature:
+    """The signature of ``metric`` scored against ``data`` (plus resampling when given).
+
+    A metric may add entries (tool and model versions, compatibility modes) with an optional
+    ``signature_extras() -> dict[str, str]`` method, and name its tokenisation with a
+    ``tokenisation`` attribute (default: pre-tokenised M2, whitespace-split plain text).
+    """
+    items: list[tuple[str, str]] = [("metric", metric.name)]
+    short: dict[str, str] = dict(SHORT_KEYS)
+    taken = set(SHORT_KEYS.values())
+    for k, v in metric.options().items():
+        items.append((k, _value(v)))
+        short[k] = _short_key(k, taken)
+        taken.add(short[k])
+    extras = getattr(metric, "signature_extras", None)
+    if callable(extras):
+        for k, v in extras().items():
+            items.append((str(k), _value(v)))
+            short[str(k)] = _short_key(str(k), taken)
+            taken.add(short[str(k)])
+    tok = getattr(metric, "tokenisation", None) or (
+        "pretokenised" if data.m2 is not None else "whitespace")
+    items += [("refs", str(_n_refs(data))), ("sents", str(len(data))),
+              ("refhash", reference_hash(data)), ("tok", str(tok))]
+    if n_samples:
+        items.append(("resample", f"{test or 'bootstrap'}{n_samples}"))
+        items.append(("seed", _value(seed)))
+    items.append(("version", __version__))
+    return Signature(tuple(items), short)
+
+
+def signature(metric: Metric, data: EvalData, *, long: bool = False,
+              n_samples: int | None = None, seed: int | None = None,
+              test: str | None = None) -> str:
+    """Short (default) or long signature string of a metric on a reference set."""
+    sig = metric_signature(metric, data, n_samples=n_samples, seed=seed, test=test)
+    return sig.long() if long else sig.short()
