@@ -15,15 +15,18 @@ DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo
 def test_evaluate_json_multiple_systems(capsys, conll14: Path) -> None:
     e = conll14 / "errant"
     rc = main(["evaluate", "-r", str(e / "references.m2"), "--hyp", str(e / "AMU.m2"),
-               str(e / "UFC.m2"), "--format", "json", "--cat", "1"])
+               str(e / "UFC.m2"), "--format", "json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    rows = {r["system"]: r for r in out["results"]}
+    assert out["schema_version"] == "1.0" and out["systems"] == ["AMU", "UFC"]
+    rows = {r["system"]: r for r in out["scores"]}
     assert [rows["AMU"]["fields"][k] for k in ("TP", "FP", "FN")] == [483, 795, 1934]
     assert [rows["UFC"]["fields"][k] for k in ("TP", "FP", "FN")] == [36, 14, 2069]
     assert rows["AMU"]["main"] == "F0.5"
-    assert rows["AMU"]["score"] == pytest.approx(0.3208, abs=5e-5)
-    assert rows["AMU"]["options"]["mode"] == "cs"
+    assert rows["AMU"]["value"] == pytest.approx(0.3208, abs=5e-5)
+    (metric,) = out["metrics"]
+    assert metric["options"]["mode"] == "cs" and metric["signature"].startswith("m:errant|")
+    assert out["per_type"]["errant"]["AMU"]
 
 
 def test_evaluate_tsv_and_table_with_options(capsys, conll14: Path) -> None:

@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     ns = argparse.Namespace(
         metric=metrics, ref=[str(base / "references.m2")], source=None,
         hyp=[str(base / f"{s}.txt") for s in DEMO_SYSTEMS], name=list(DEMO_SYSTEMS),
-        option=[], format=args.format, cat=args.cat, sentences=False, quiet=False)
+        option=[], format=args.format, cat=args.cat, sentences=False, quiet=False,
+        all_fields=False, bootstrap=0, seed=12345, json_out=None, html=None)
     if args.format == "table":
         print("gecscope demo: 12 learner sentences, 2 annotators, 3 systems "
               f"(data in {base})\n")

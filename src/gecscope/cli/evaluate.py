@@ -17,8 +17,12 @@ def add_parser(sub: Any) -> None:
                     "edits) against references (one M2 with all annotators, or plain-text "
                     "references with --source). One row per system.")
     add_eval_arguments(p)
+    from gecscope.cli.compare import add_report_arguments
+
+    add_report_arguments(p)
     p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
-                   help="output format (default: table)")
+                   help="output format on stdout (default: table); json follows the "
+                        "versioned report schema (docs/reports.md)")
     p.add_argument("--cat", type=int, choices=[1, 2, 3],
                    help="also print per-error-type tables: 1 operation, 2 main type, 3 full "
                         "type (metrics with typed edits, e.g. errant)")
@@ -88,24 +92,31 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
 
 
 def run(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, render_table, render_tsv
+    from gecscope.cli._common import render_table, render_tsv
+    from gecscope.cli.compare import write_reports
+    from gecscope.signature import signature
 
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
     results = evaluate_all(metrics, data, hyps, args.quiet)
+    report = write_reports(args, data, hyps, results, metrics)
+    out = sys.stdout
+    if args.format == "json":
+        from gecscope.reports.json import dumps_report
+        from gecscope.reports.model import build_report
+
+        if report is None or (args.sentences and not report.sentences):
+            report = build_report(data, hyps, results, metrics, sentences=args.sentences)
+        out.write(dumps_report(report, sentences=args.sentences) + "\n")
+        return 0
+    if args.format == "table" and report is not None and report.resampling:
+        from gecscope.reports.text import colour_enabled, format_report
+
+        out.write(format_report(report, colour=colour_enabled(out)))
+        return 0
     by_metric: dict[str, list[SystemResult]] = {}
     for r in results:
         by_metric.setdefault(r.metric, []).append(r)
-    out = sys.stdout
-    if args.format == "json":
-        payload = {
-            "references": list(args.ref),
-            "source": args.source,
-            "results": [result_json(r, m, args.sentences)
-                        for m in metrics for r in by_metric[m.name]],
-        }
-        out.write(dump_json(payload) + "\n")
-        return 0
     blocks = []
     for m in metrics:
         rows_res = by_metric[m.name]
@@ -117,29 +128,17 @@ def run(args: argparse.Namespace) -> int:
                 blocks.append(sentence_tsv(rows_res))
         else:
             shown = list(rows_res[0].score.display or rows_res[0].score.fields)
-            if getattr(args, "all_fields", False):
+            if args.all_fields:
                 shown = list(rows_res[0].score.fields)
             header = ["system", *shown]
             rows = [[r.system, *(r.score.fields[k] for k in shown)] for r in rows_res]
             title = rows_res[0].score.details.get("title") or m.description or m.name
-            blocks.append(f"== {m.name}: {title} ==\n" + render_table(header, rows))
+            blocks.append(f"== {m.name}: {title} ==\n" + render_table(header, rows)
+                          + f"\nsignature: {signature(m, data)}")
             if args.cat:
                 blocks.extend(category_tables(m, rows_res, args.cat))
     out.write("\n\n".join(blocks) + "\n")
     return 0
-
-
-def result_json(r: SystemResult, metric: Metric, sentences: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "system": r.system, "metric": r.metric, "score": r.score.value, "main": r.score.main,
-        "fields": r.score.fields, "options": metric.options(),
-    }
-    cats = r.score.details.get("categories")
-    if cats:
-        d["categories"] = {k: dict(zip(("TP", "FP", "FN"), v)) for k, v in sorted(cats.items())}
-    if sentences and r.sentence_scores is not None:
-        d["sentence_scores"] = r.sentence_scores
-    return d
 
 
 def sentence_tsv(results: list[SystemResult]) -> str:
