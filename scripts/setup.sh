@@ -23,7 +23,7 @@ pipq() {
 if [ "$mode" = "--dev" ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt_pkgs="apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
-              apertium-hbs-eng wordnet-base chromium"
+              apertium-hbs-eng wordnet-base graphviz chromium"
     missing=""
     for p in $apt_pkgs; do
       dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -39,7 +39,7 @@ if [ "$mode" = "--dev" ]; then
   fi
   # torch first: the pinned CPU build is a local wheel; asking later could pull a CUDA build.
   pipq "torch==2.13.0"
-  pipq -e ".[all,sim]" pytest jsonschema
+  pipq -e ".[all,sim,marian,ct2,argos]" pytest jsonschema
 else
   pipq -e ".[spacy,stats]"
 fi

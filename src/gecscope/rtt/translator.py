@@ -1,0 +1,561 @@
+"""Machine translation backends for round trips, behind one interface, plus an on-disk cache.
+
+Every backend translates a whole batch per call: Apertium in one process per batch and
+direction, Hugging Face Marian and CTranslate2 models in padded mini-batches, an HTTP service
+with one request per batch and direction. A round trip is ``source -> pivot -> source``.
+
+Backend specs (``--backend``): ``apertium`` (default, offline; Debian packages),
+``marian:DIR``, ``ct2:DIR``, ``argos[:PACKAGES_DIR]``, ``http:URL`` (LibreTranslate-style JSON API).
+For ``marian:`` and ``ct2:`` the directory holds one model directory per direction, named
+``en-XX``/``XX-en`` or ``opus-mt-en-XX``/``opus-mt-XX-en``; the pivots are the ``XX`` found in
+both directions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import urllib.error
+import urllib.request
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from gecscope._optional import require
+from gecscope.errors import ConfigError, GecscopeError, MissingDependencyError
+
+
+class TranslationError(GecscopeError):
+    """A translation backend failed (non-zero exit, bad HTTP answer, wrong number of lines)."""
+
+    exit_code = 70
+
+
+class BackendUnavailableError(MissingDependencyError):
+    """A translation backend or its data is not installed; the message says how to get it."""
+
+    def __init__(self, message: str, package: str, extra: str = "rtt"):
+        self.package = package
+        self.extra = extra
+        GecscopeError.__init__(self, message)
+
+
+@runtime_checkable
+class Translator(Protocol):
+    """What the corrector needs from a backend."""
+
+    name: str
+
+    def available_pivots(self) -> tuple[str, ...]:
+        """Pivot languages this backend can round-trip through."""
+        ...
+
+    def check_pivot(self, pivot: str) -> str:
+        """The canonical name of ``pivot``; raises when the backend cannot use it."""
+        ...
+
+    def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
+        """``sentences`` translated into ``pivot`` and back, one output per input."""
+        ...
+
+
+class BaseTranslator(ABC):
+    """Implements :meth:`round_trip` from a batched :meth:`translate`."""
+
+    name = "translator"
+    source = "en"
+
+    @abstractmethod
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        """Translate a batch; one output per input, empty inputs give empty outputs."""
+
+    @abstractmethod
+    def available_pivots(self) -> tuple[str, ...]:
+        ...
+
+    def check_pivot(self, pivot: str) -> str:
+        pivots = self.available_pivots()
+        if pivot not in pivots:
+            raise ConfigError(f"{self.name}: pivot {pivot!r} is not available; available: "
+                              f"{', '.join(pivots) or 'none'}")
+        return pivot
+
+    def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
+        pivot = self.check_pivot(pivot)
+        forward = self.translate(sentences, self.source, pivot)
+        return self.translate(forward, pivot, self.source)
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- Apertium --------------------------------------------------------------------------------
+#: pivot -> (English-to-pivot mode, pivot-to-English mode), first installed name wins.
+APERTIUM_PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "spa": (("eng-spa", "en-es"), ("spa-eng", "es-en")),
+    "cat": (("eng-cat", "en-ca"), ("cat-eng", "ca-en")),
+    "glg": (("en-gl", "eng-glg"), ("gl-en", "glg-eng")),
+    "epo": (("en-eo", "eng-epo"), ("eo-en", "epo-eng")),
+    "hbs": (("eng-hbs", "en-sh"), ("hbs-eng", "sh-en")),
+}
+APERTIUM_ALIASES = {"es": "spa", "ca": "cat", "gl": "glg", "eo": "epo", "sh": "hbs",
+                    "sr": "hbs", "hr": "hbs", "bs": "hbs"}
+APERTIUM_DEBIAN = {"spa": "apertium-eng-spa", "cat": "apertium-eng-cat", "glg": "apertium-en-gl",
+                   "epo": "apertium-eo-en", "hbs": "apertium-hbs-eng"}
+_APERTIUM_MARK = re.compile(r"(?<=\w)[#@]|[#@](?=\w)")
+
+
+class ApertiumTranslator(BaseTranslator):
+    """Rule-based MT with the ``apertium`` command: one process per batch and direction.
+
+    Sentences are sent as paragraphs separated by blank lines, which Apertium treats as
+    sentence boundaries (no transfer rule reorders words across them), and read back the same
+    way; ``-u`` drops the unknown-word marks and the generation marks ``#``/``@`` are removed.
+    """
+
+    name = "apertium"
+
+    def __init__(self, executable: str = "apertium", datadir: str | None = None):
+        self.executable = executable
+        self.datadir = datadir
+        self._modes: frozenset[str] | None = None
+
+    def _cmd(self) -> list[str]:
+        exe = shutil.which(self.executable)
+        if exe is None:
+            raise BackendUnavailableError(
+                f"the Apertium translator ({self.executable!r}) is not installed; on Debian/"
+                "Ubuntu: apt-get install apertium " + " ".join(APERTIUM_DEBIAN.values()),
+                "apertium")
+        return [exe] + (["-d", self.datadir] if self.datadir else [])
+
+    def modes(self) -> frozenset[str]:
+        """Translation directions the installed language pairs provide (``apertium -l``)."""
+        if self._modes is None:
+            res = subprocess.run([*self._cmd(), "-l"], capture_output=True, text=True,
+                                 check=False)
+            self._modes = frozenset(ln.strip() for ln in res.stdout.splitlines() if ln.strip())
+        return self._modes
+
+    def _pair(self, pivot: str) -> tuple[str, str] | None:
+        there, back = APERTIUM_PAIRS[pivot]
+        modes = self.modes()
+        a = next((m for m in there if m in modes), None)
+        b = next((m for m in back if m in modes), None)
+        return (a, b) if a and b else None
+
+    def available_pivots(self) -> tuple[str, ...]:
+        return tuple(p for p in APERTIUM_PAIRS if self._pair(p))
+
+    def check_pivot(self, pivot: str) -> str:
+        p = APERTIUM_ALIASES.get(pivot, pivot)
+        if p not in APERTIUM_PAIRS:
+            raise ConfigError(f"apertium: unknown pivot {pivot!r}; known: "
+                              f"{', '.join(APERTIUM_PAIRS)}")
+        if self._pair(p) is None:
+            raise BackendUnavailableError(
+                f"apertium: the language pair for pivot {p!r} is not installed; on Debian/"
+                f"Ubuntu: apt-get install {APERTIUM_DEBIAN[p]}", APERTIUM_DEBIAN[p])
+        return p
+
+    def _mode(self, source: str, target: str) -> str:
+        if source == "en":
+            pair = self._pair(self.check_pivot(target))
+            return pair[0]  # type: ignore[index]
+        if target == "en":
+            pair = self._pair(self.check_pivot(source))
+            return pair[1]  # type: ignore[index]
+        raise ConfigError("apertium round trips go through English")
+
+    def _run(self, mode: str, texts: list[str]) -> str:
+        payload = "".join(t + "\n\n" for t in texts)
+        res = subprocess.run([*self._cmd(), "-u", mode], input=payload, capture_output=True,
+                             text=True, encoding="utf-8", check=False)
+        if res.returncode != 0:
+            raise TranslationError(f"apertium {mode} failed (exit {res.returncode}): "
+                                   f"{res.stderr.strip()[:500]}")
+        return res.stdout
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        mode = self._mode(source, target)
+        cleaned = [_clean(t) for t in texts]
+        todo = [t for t in cleaned if t]
+        if not todo:
+            return ["" for _ in cleaned]
+        parts = [p for p in re.split(r"\n[ \t]*\n", self._run(mode, todo).strip("\n"))]
+        if len(parts) != len(todo):
+            # Paragraph structure not preserved (should not happen): translate one by one.
+            parts = [self._run(mode, [t]).strip() for t in todo]
+        it = iter(parts)
+        out = []
+        for src, t in zip(cleaned, texts):
+            if not src:
+                out.append("")
+                continue
+            tr = _clean(next(it))
+            if "#" not in t and "@" not in t:
+                tr = _APERTIUM_MARK.sub("", tr)
+            out.append(tr)
+        return out
+
+
+# -- local model directories -----------------------------------------------------------------
+def _direction_dirs(root: Path, source: str = "en") -> dict[tuple[str, str], Path]:
+    out: dict[tuple[str, str], Path] = {}
+    if not root.is_dir():
+        raise ConfigError(f"model directory {root} does not exist")
+    for d in sorted(root.iterdir()):
+        if not d.is_dir():
+            continue
+        name = d.name.removeprefix("opus-mt-")
+        parts = name.split("-")
+        if len(parts) == 2 and all(parts):
+            out.setdefault((parts[0], parts[1]), d)
+    return out
+
+
+class _DirectoryTranslator(BaseTranslator):
+    kind = "dir"
+
+    def __init__(self, directory: str | os.PathLike[str], batch_size: int = 16,
+                 beams: int = 1, max_length: int = 256):
+        self.root = Path(directory).expanduser()
+        self.name = f"{self.kind}:{self.root.resolve()}:beams={beams}"
+        self.batch_size = batch_size
+        self.beams = beams
+        self.max_length = max_length
+        self.dirs = _direction_dirs(self.root)
+        if not self.dirs:
+            raise ConfigError(f"{self.root}: no model directories named en-XX / XX-en "
+                              "(or opus-mt-en-XX / opus-mt-XX-en) found")
+        self._loaded: dict[tuple[str, str], Any] = {}
+
+    def available_pivots(self) -> tuple[str, ...]:
+        return tuple(sorted(t for (s, t) in self.dirs if s == self.source
+                            and (t, self.source) in self.dirs))
+
+    def _model(self, source: str, target: str) -> Any:
+        key = (source, target)
+        if key not in self.dirs:
+            raise ConfigError(f"{self.root}: no model for {source}->{target}")
+        if key not in self._loaded:
+            self._loaded[key] = self._load(self.dirs[key])
+        return self._loaded[key]
+
+    @abstractmethod
+    def _load(self, path: Path) -> Any:
+        ...
+
+    @abstractmethod
+    def _translate_batch(self, model: Any, texts: list[str]) -> list[str]:
+        ...
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        model = self._model(source, target)
+        cleaned = [_clean(t) for t in texts]
+        idx = [k for k, t in enumerate(cleaned) if t]
+        out = ["" for _ in cleaned]
+        for b in range(0, len(idx), self.batch_size):
+            chunk = idx[b:b + self.batch_size]
+            for k, tr in zip(chunk, self._translate_batch(model, [cleaned[k] for k in chunk])):
+                out[k] = _clean(tr)
+        return out
+
+
+class MarianTranslator(_DirectoryTranslator):
+    """Hugging Face Marian/OPUS-MT models from local directories (transformers + torch)."""
+
+    kind = "marian"
+
+    def _load(self, path: Path) -> Any:
+        transformers = require("transformers", "marian", "Marian translation models")
+        require("torch", "marian", "Marian translation models")
+        tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = transformers.AutoModelForSeq2SeqLM.from_pretrained(str(path),
+                                                                   local_files_only=True)
+        model.eval()
+        return tok, model
+
+    def _translate_batch(self, model: Any, texts: list[str]) -> list[str]:
+        import torch
+
+        tok, mdl = model
+        batch = tok(texts, return_tensors="pt", padding=True, truncation=True,
+                    max_length=self.max_length)
+        with torch.no_grad():
+            gen = mdl.generate(**batch, num_beams=self.beams, max_new_tokens=self.max_length)
+        return tok.batch_decode(gen, skip_special_tokens=True)
+
+
+class CTranslate2Translator(_DirectoryTranslator):
+    """CTranslate2 models (e.g. OPUS-MT converted with ``ct2-transformers-converter``) with
+    their SentencePiece models ``source.spm``/``target.spm`` in each direction's directory."""
+
+    kind = "ct2"
+
+    def _load(self, path: Path) -> Any:
+        ct2 = require("ctranslate2", "ct2", "CTranslate2 translation models")
+        spm = require("sentencepiece", "ct2", "CTranslate2 translation models")
+        for f in ("source.spm", "target.spm", "model.bin"):
+            if not (path / f).is_file():
+                raise ConfigError(f"{path}: missing {f} (a CTranslate2 model directory needs "
+                                  "model.bin, source.spm and target.spm)")
+        return (ct2.Translator(str(path), device="cpu", inter_threads=1, intra_threads=1),
+                spm.SentencePieceProcessor(model_file=str(path / "source.spm")),
+                spm.SentencePieceProcessor(model_file=str(path / "target.spm")))
+
+    def _translate_batch(self, model: Any, texts: list[str]) -> list[str]:
+        translator, sp_src, sp_tgt = model
+        tokens = [sp_src.encode(t, out_type=str) + ["</s>"] for t in texts]
+        results = translator.translate_batch(tokens, beam_size=self.beams,
+                                             max_decoding_length=self.max_length,
+                                             max_batch_size=self.batch_size)
+        out = []
+        for r in results:
+            hyp = [t for t in r.hypotheses[0] if t not in ("</s>", "<pad>", "<unk>")]
+            out.append(sp_tgt.decode(hyp))
+        return out
+
+
+class ArgosTranslator(BaseTranslator):
+    """Installed Argos Translate packages (no download at run time).
+
+    Argos is used to find the installed packages (``$ARGOS_PACKAGES_DIR`` or ``packages_dir``);
+    each package's CTranslate2 model and SentencePiece/BPE tokenizer are then run directly, one
+    ``translate_batch`` per batch. Argos's own sentence splitter is skipped (it needs a model of
+    its own, fetched on first use): the inputs are single sentences already.
+    """
+
+    name = "argos"
+
+    def __init__(self, packages_dir: str | os.PathLike[str] | None = None, batch_size: int = 32,
+                 beams: int = 1, max_length: int = 256):
+        self._pkg_mod = require("argostranslate.package", "argos", "Argos Translate")
+        self._ct2 = require("ctranslate2", "argos", "Argos Translate")
+        self.packages_dir = Path(packages_dir).expanduser() if packages_dir is not None else None
+        self.batch_size = batch_size
+        self.beams = beams
+        self.max_length = max_length
+        self._models: dict[tuple[str, str], Any] = {}
+        self._packages: dict[tuple[str, str], Any] | None = None
+
+    def packages(self) -> dict[tuple[str, str], Any]:
+        if self._packages is None:
+            path = [self.packages_dir] if self.packages_dir is not None else None
+            pkgs = self._pkg_mod.get_installed_packages(path)
+            self._packages = {(p.from_code, p.to_code): p for p in pkgs
+                              if getattr(p, "type", "translate") == "translate"}
+        return self._packages
+
+    def available_pivots(self) -> tuple[str, ...]:
+        pk = self.packages()
+        return tuple(sorted(t for (s, t) in pk if s == self.source and (t, s) in pk))
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        pkg = self.packages().get((source, target))
+        if pkg is None:
+            raise BackendUnavailableError(
+                f"argos: no installed package for {source}->{target}; install one with "
+                "argospm or argostranslate.package.install_from_path", "argostranslate",
+                "argos")
+        key = (source, target)
+        if key not in self._models:
+            self._models[key] = self._ct2.Translator(str(pkg.package_path / "model"),
+                                                     device="cpu", inter_threads=1,
+                                                     intra_threads=1)
+        model = self._models[key]
+        cleaned = [_clean(t) for t in texts]
+        idx = [k for k, t in enumerate(cleaned) if t]
+        out = ["" for _ in cleaned]
+        prefix = getattr(pkg, "target_prefix", "")
+        for b in range(0, len(idx), self.batch_size):
+            chunk = idx[b:b + self.batch_size]
+            toks = [pkg.tokenizer.encode(cleaned[k]) for k in chunk]
+            res = model.translate_batch(toks, beam_size=self.beams,
+                                        max_decoding_length=self.max_length,
+                                        target_prefix=[[prefix]] * len(toks) if prefix else None,
+                                        replace_unknowns=True)
+            for k, r in zip(chunk, res):
+                value = pkg.tokenizer.decode(r.hypotheses[0])
+                if prefix and value.startswith(prefix):
+                    value = value[len(prefix):]
+                out[k] = _clean(value)
+        return out
+
+
+class HttpTranslator(BaseTranslator):
+    """A LibreTranslate-style service: ``POST URL/translate`` with JSON
+    ``{"q": [...], "source": "en", "target": "es", "format": "text"}`` answering
+    ``{"translatedText": [...]}``; pivots from ``GET URL/languages``. One request per batch."""
+
+    def __init__(self, url: str, api_key: str | None = None, batch_size: int = 64,
+                 timeout: float = 120.0, pivots: Sequence[str] | None = None):
+        self.url = url.rstrip("/")
+        self.name = f"http:{self.url}"
+        self.api_key = api_key or os.environ.get("GECSCOPE_TRANSLATE_API_KEY")
+        self.batch_size = batch_size
+        self.timeout = timeout
+        self._pivots = tuple(pivots) if pivots else None
+
+    def _request(self, path: str, payload: dict[str, Any] | None = None) -> Any:
+        data = None if payload is None else json.dumps(payload).encode("utf-8")
+        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET",
+                                     headers={"Content-Type": "application/json",
+                                              "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                body = resp.read().decode("utf-8")
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:300]
+            raise TranslationError(f"{self.url}{path}: HTTP {exc.code}: {detail}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise TranslationError(f"{self.url}{path}: cannot connect ({exc})") from None
+        try:
+            return json.loads(body)
+        except json.JSONDecodeError:
+            raise TranslationError(f"{self.url}{path}: answer is not JSON: {body[:200]!r}") \
+                from None
+
+    def available_pivots(self) -> tuple[str, ...]:
+        if self._pivots is None:
+            langs = self._request("/languages")
+            targets = {d["code"]: set(d.get("targets", ())) for d in langs}
+            en = targets.get(self.source, set())
+            self._pivots = tuple(sorted(c for c in en if c != self.source
+                                        and self.source in targets.get(c, set())))
+        return self._pivots
+
+    def check_pivot(self, pivot: str) -> str:
+        """Checked against ``/languages`` when the service has that endpoint; a service
+        without it is trusted (an unsupported pivot then fails at the first request)."""
+        try:
+            self.available_pivots()
+        except TranslationError:
+            return pivot
+        return super().check_pivot(pivot)
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
+        cleaned = [_clean(t) for t in texts]
+        idx = [k for k, t in enumerate(cleaned) if t]
+        out = ["" for _ in cleaned]
+        for b in range(0, len(idx), self.batch_size):
+            chunk = idx[b:b + self.batch_size]
+            payload: dict[str, Any] = {"q": [cleaned[k] for k in chunk], "source": source,
+                                       "target": target, "format": "text"}
+            if self.api_key:
+                payload["api_key"] = self.api_key
+            ans = self._request("/translate", payload)
+            got = ans.get("translatedText") if isinstance(ans, dict) else None
+            if isinstance(got, str) and len(chunk) == 1:
+                got = [got]
+            if not isinstance(got, list) or len(got) != len(chunk):
+                raise TranslationError(f"{self.url}/translate: expected {len(chunk)} "
+                                       f"translations, got {str(ans)[:200]}")
+            for k, tr in zip(chunk, got):
+                out[k] = _clean(str(tr))
+        return out
+
+
+def make_translator(spec: str | None = None) -> BaseTranslator:
+    """Build a backend from ``apertium``, ``marian:DIR``, ``ct2:DIR``, ``argos``, ``http:URL``."""
+    spec = (spec or "apertium").strip()
+    kind, _, arg = spec.partition(":")
+    if kind == "apertium":
+        return ApertiumTranslator(datadir=arg or None)
+    if kind == "marian":
+        return MarianTranslator(arg)
+    if kind in ("ct2", "ctranslate2"):
+        return CTranslate2Translator(arg)
+    if kind == "argos":
+        return ArgosTranslator(arg or None)
+    if kind == "http":
+        if not arg:
+            raise ConfigError("http backend needs a URL: http:http://host:port")
+        return HttpTranslator(arg if "://" in arg else "http://" + arg)
+    if kind == "https":
+        return HttpTranslator(spec)
+    raise ConfigError(f"unknown translation backend {spec!r}; use apertium, marian:DIR, "
+                      "ct2:DIR, argos or http:URL")
+
+
+# -- cache -----------------------------------------------------------------------------------
+def default_cache_dir() -> Path:
+    """``$GECSCOPE_CACHE``, else ``$XDG_CACHE_HOME/gecscope``, else ``~/.cache/gecscope``."""
+    if os.environ.get("GECSCOPE_CACHE"):
+        return Path(os.environ["GECSCOPE_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gecscope"
+
+
+class RoundTripCache:
+    """Round trips stored in SQLite, keyed by (backend, pivot, sentence)."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None):
+        self.directory = (Path(directory).expanduser() if directory is not None
+                          else default_cache_dir())
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / "rtt-round-trips.sqlite"
+        self._db = sqlite3.connect(str(self.path))
+        self._db.execute("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, "
+                         "sentence TEXT, output TEXT, PRIMARY KEY (backend, pivot, sentence))")
+        self._db.commit()
+
+    def get_many(self, backend: str, pivot: str, sentences: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        uniq = list(dict.fromkeys(sentences))
+        for b in range(0, len(uniq), 500):
+            chunk = uniq[b:b + 500]
+            q = ",".join("?" * len(chunk))
+            for s, o in self._db.execute(
+                    f"SELECT sentence, output FROM round_trip WHERE backend=? AND pivot=? "
+                    f"AND sentence IN ({q})", (backend, pivot, *chunk)):
+                out[s] = o
+        return out
+
+    def put_many(self, backend: str, pivot: str, pairs: Sequence[tuple[str, str]]) -> None:
+        self._db.executemany("INSERT OR REPLACE INTO round_trip VALUES (?, ?, ?, ?)",
+                             [(backend, pivot, s, o) for s, o in pairs])
+        self._db.commit()
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM round_trip").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class CachedTranslator:
+    """Wraps a translator: cached round trips are reused, the rest go in one batch."""
+
+    def __init__(self, translator: BaseTranslator, cache: RoundTripCache):
+        self.translator = translator
+        self.cache = cache
+        self.name = translator.name
+        self.hits = 0
+        self.misses = 0
+
+    def available_pivots(self) -> tuple[str, ...]:
+        return self.translator.available_pivots()
+
+    def check_pivot(self, pivot: str) -> str:
+        return self.translator.check_pivot(pivot)
+
+    def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
+        pivot = self.translator.check_pivot(pivot)
+        keys = [_clean(s) for s in sentences]
+        found = self.cache.get_many(self.name, pivot, keys)
+        missing = [s for s in dict.fromkeys(keys) if s not in found]
+        missing_set = set(missing)
+        self.hits += sum(1 for k in keys if k not in missing_set)
+        self.misses += len(missing)
+        if missing:
+            outs = self.translator.round_trip(missing, pivot)
+            self.cache.put_many(self.name, pivot, list(zip(missing, outs)))
+            found.update(zip(missing, outs))
+        return [found[k] for k in keys]
