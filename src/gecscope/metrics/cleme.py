@@ -46,6 +46,7 @@ from gecscope.metrics.cleme_weights import (
     LengthParams,
     length_weight,
 )
+from gecscope.metrics.counts import prf as counts_prf
 from gecscope.types import Corpus
 
 LEVELS = ("corpus", "sentence")
@@ -104,11 +105,9 @@ class Counts:
 
 def prf(tp: float, fp: float, fn: float, beta: float = 0.5, ndigits: int | None = None
         ) -> tuple[float, float, float]:
-    """Precision (1 without hypothesis edits), recall (1 without gold edits) and F_beta."""
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 1.0
-    b2 = beta * beta
-    f = (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0
+    """Precision (1 without hypothesis edits), recall (1 without gold edits) and F_beta,
+    optionally rounded as the reference code rounds them."""
+    p, r, f = counts_prf(tp, fp, fn, beta)
     if ndigits is not None:
         return round(p, ndigits), round(r, ndigits), round(f, ndigits)
     return p, r, f

@@ -22,6 +22,7 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.counts import prf as counts_prf
 from gecscope.metrics.m2_lattice import GoldEdit, PathArc, best_path, build_lattice
 from gecscope.types import Edit, Sentence, Tokens
 
@@ -63,13 +64,9 @@ class M2SentenceDetail:
 
 
 def prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, float, float]:
-    """The M2 scorer's precision, recall and F_beta (P = 1 if nothing proposed, R = 1 if nothing
-    to find, F = 0 if P + R = 0)."""
-    p = correct / proposed if proposed else 1.0
-    r = correct / gold if gold else 1.0
-    b2 = beta * beta
-    f = (1.0 + b2) * p * r / (b2 * p + r) if p + r else 0.0
-    return p, r, f
+    """The M2 scorer's precision, recall and F_beta from (correct, proposed, gold) counts, with
+    the shared conventions of :func:`gecscope.metrics.counts.prf`."""
+    return counts_prf(correct, proposed - correct, gold - correct, beta)
 
 
 def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
