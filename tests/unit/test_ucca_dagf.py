@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gecscope.errors import FormatError
-from gecscope.semantics.dagf import PRF, dag_f, dag_f_corpus, edge_keys
+from gecscope.errors import ConfigError, FormatError
+from gecscope.semantics.dagf import PRF, dag_f, dag_f_corpus, edge_keys, flatten_centers
 from gecscope.semantics.graph import EvalGraph
 from gecscope.semantics.ucca import Passage
 
@@ -98,3 +98,45 @@ def test_different_tokens_are_refused() -> None:
 def test_empty_graphs() -> None:
     assert prf(PRF()) == (0, 0, 0, 1.0, 1.0, 1.0)
     assert prf(PRF(0, 3, 0)) == (0, 3, 0, 0.0, 1.0, 0.0)
+
+
+# --- the UCCA evaluation tool's conventions (counting="yields", flatten, weak labels) -------
+
+def test_yield_counting_counts_distinct_yields_with_intersecting_labels() -> None:
+    # G4 has two edges with the yield {Paris} (A over C); as edges they are a multiset of
+    # two keys, as yields one key whose label set {A, C} meets G1's {C}
+    g4 = "[H [A John] [P moved] [R to] [A [C Paris]]] [U .]"
+    edges = dag_f(P(g4), P(G1))
+    assert prf(edges.primary) == pytest.approx((5, 6, 6, 5 / 6, 5 / 6, 5 / 6))
+    ys = dag_f(P(g4), P(G1), counting="yields")
+    # yields: G4 {all}, {John}, {moved}, {to}, {Paris}; G1 adds {to Paris}
+    assert prf(ys.primary) == pytest.approx((5, 5, 6, 1.0, 5 / 6, 10 / 11))
+    assert prf(ys.unlabeled["primary"]) == pytest.approx((5, 5, 6, 1.0, 5 / 6, 10 / 11))
+
+
+def test_weak_labels_match_equivalent_pairs() -> None:
+    g5 = "[H [A John] [S moved] [A [F to] [C Paris]]] [U .]"
+    assert dag_f(P(g5), P(G1), counting="yields").primary.matched == 4
+    assert dag_f(P(g5), P(G1), counting="yields", equivalents=True).primary.matched == 6
+    assert dag_f(P(g5), P(G1), counting="yields",
+                 equivalents=[("F", "R")]).primary.matched == 5
+    with pytest.raises(ConfigError):
+        dag_f(P(g5), P(G1), equivalents=True)  # edge counting has no equivalences
+    with pytest.raises(ConfigError):
+        dag_f(P(g5), P(G1), counting="units")
+
+
+def test_flatten_centers_removes_a_center_wrapping_one_center() -> None:
+    nested = P("[H [A [E the] [C [C dog]]] [P barked]]")
+    flat = flatten_centers(nested)
+    assert nested.units.keys() - flat.units.keys() == {"1.5"}  # the outer C {dog}
+    assert [(e.tag, e.child) for e in flat.units["1.3"].edges] == [("E", "1.4"), ("C", "1.6")]
+    assert flat.tokens == nested.tokens
+    assert len(nested.units) == 7  # the original is not modified
+    # the nested C no longer costs a missing edge against the flat annotation
+    simple = P("[H [A [E the] [C dog]] [P barked]]")
+    assert prf(dag_f(nested, simple).primary) == pytest.approx((5, 6, 5, 5 / 6, 1.0, 10 / 11))
+    assert prf(dag_f(nested, simple, flatten=True).primary) == (5, 5, 5, 1.0, 1.0, 1.0)
+    # two Centers under the parent: nothing is flattened
+    two = P("[H [A [C [C dog]] [C cat]] [P barked]]")
+    assert flatten_centers(two).units.keys() == two.units.keys()

@@ -6,14 +6,16 @@ import pytest
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.usim import usim
-from gecscope.semantics.ucca import Passage
+from gecscope.semantics.ucca import Passage, Unit
 from gecscope.semantics.usim import (
     USimGraph,
     USimOptions,
     align_leaves,
+    common_sentence_ends,
     distsim,
     normalize_text,
     normalize_token,
+    sentence_ends,
     usim_passages,
 )
 
@@ -133,7 +135,64 @@ def test_distsim() -> None:
 
 @pytest.mark.parametrize("kwargs", [{"node_weight": "max"}, {"min_yield": 0},
                                     {"position_weight": -1.0}, {"max_leaf_distance": 2.0},
-                                    {"counting": "units"}])
+                                    {"counting": "units"}, {"units": "nodes"},
+                                    {"label_classes": "coarse"}, {"sentence_split": "spacy"},
+                                    {"word_form": "upper"}, {"tie_break": "random"}])
 def test_invalid_options(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         USimOptions(**kwargs)  # type: ignore[arg-type]
+
+
+# --- the USim tool's whole protocol (USimOptions.tool_exact) ---------------------------------
+
+def test_sentence_ends() -> None:
+    p = P("[H [A John] [P left.]] [H [A Mary] [P stayed]] [U .]")
+    # "left." ends the first top-level scene; the final "." follows the second one
+    assert sentence_ends(p, "tool") == [2, 5]
+    assert sentence_ends(p, "exact") == [5]  # only a token that *is* "." counts
+    inside = P("[H [A Dr.] [P left]]")  # "Dr." ends no scene: not a sentence end
+    assert sentence_ends(inside, "tool") == [2]
+
+
+def test_common_sentence_ends() -> None:
+    s = P("[H [A John] [P left.]] [H [A Mary] [P stayed]] [U .]")
+    c = P("[H [A John] [P left.]] [H [A Mary] [P stayed]] [L so] [U .]")
+    # ends pair by their last word ("left"); the final ends ("." -> "stayed" vs "so") differ
+    # but the passages' last tokens always close the last common sentence
+    assert (sentence_ends(s), sentence_ends(c)) == ([2, 5], [2, 6])
+    assert common_sentence_ends(s, [2, 5], c, [2, 6]) == ([2, 5], [2, 6])
+    # when they agree, a final "." moves the end back to the word before it
+    c = P("[H [A John] [P left.]] [H [A Mary] [P stayed]] [U !]")
+    assert common_sentence_ends(s, [2, 5], c, [2, 5]) == ([2, 4], [2, 4])
+    # an inserted sentence is merged into the next one
+    s = P("[H [A A] [P b.]] [H [A C] [P d.]]")
+    c = P("[H [A A] [P b.]] [H [A X] [P y.]] [H [A C] [P d.]]")
+    assert common_sentence_ends(s, [2, 4], c, [2, 4, 6]) == ([2, 4], [2, 6])
+    assert common_sentence_ends(s, [], c, [2]) == ([], [])
+
+
+def test_tool_exact_units_and_label_classes() -> None:
+    s = P("[H [A John] [S is happy] [A [R in] [C Paris]]] [U .]")
+    c = P("[H [A John] [P feels happy] [A [F in] [C Paris]]] [U .]")
+    g = USimGraph(s, USimOptions.tool_exact())
+    # every non-root unit with 2+ terminals: H, "is happy", "in Paris" (not "John", "in")
+    assert g.units == ["1.2", "1.4", "1.5"]
+    exact = usim_passages(s, c, USimOptions.tool_exact(label_classes="exact"))
+    assert (exact.s2c.source_matched, exact.s2c.source_edges) == (2, 3)  # S vs P
+    ucca = usim_passages(s, c, USimOptions.tool_exact())  # P=S under the UCCA equivalences
+    assert (ucca.s2c.source_matched, ucca.c2s.correction_matched, ucca.tool_f) == (3, 3, 1.0)
+
+
+def test_tool_exact_counts_linkage_and_remote_labels() -> None:
+    p = P("[H [A John] [P came home]] [L and] [H [A Mary] [P stayed out]]")
+    # units: 1.2 H, 1.3 A John, 1.4 P came home, 1.5 L and, 1.6 H, 1.7 A Mary, 1.8 P
+    p.units["1.9"] = Unit("1.9", "LKG")
+    p.add_edge("1.9", "1.5", "LR")
+    p.add_edge("1.9", "1.2", "LA")
+    p.add_edge("1.9", "1.6", "LA")
+    p.add_edge("1.6", "1.4", "A", remote=True)
+    g = USimGraph(p, USimOptions.tool_exact())
+    labels = {(g.units[int(u)], lbl) for u, lbl in zip(g.edge_child, g.edge_labels, strict=True)}
+    assert labels == {("1.2", "H"), ("1.2", "LA"), ("1.4", "P"), ("1.4", "A"), ("1.6", "H"),
+                      ("1.6", "LA"), ("1.8", "P")}
+    assert USimGraph(p, USimOptions()).edge_labels.count("LA") == 0  # paper: not counted

@@ -47,6 +47,18 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tool-compat", action="store_true",
                    help="the USim tool's choices: --node-weight f1 --min-yield 2 "
                         "--counting nodes (its single score is shown as tool_f)")
+    p.add_argument("--tool-exact", action="store_true",
+                   help="the USim tool's whole protocol (USimOptions.tool_exact): every "
+                        "non-root unit of 2+ terminals with punctuation, UCCA label "
+                        "equivalences, per-sentence word alignment; see docs/usim.md")
+    p.add_argument("--dagf-counting", choices=["edges", "yields"], default="edges",
+                   help="iaa: count edges (paper, default) or distinct yields with "
+                        "intersecting labels (UCCA evaluation tool)")
+    p.add_argument("--flatten-centers", action="store_true",
+                   help="iaa: the UCCA evaluation tool's removal of Centers inside Centers")
+    p.add_argument("--weak-labels", action="store_true",
+                   help="iaa: with --dagf-counting yields, P=S, H=C, N=L, F=R match "
+                        "(the tool's weak-labelled score)")
     p.add_argument("--usim", action="store_true", help="iaa: also report USIM between the two")
     p.add_argument("--sentences", action="store_true",
                    help="text mode: print one line per sentence")
@@ -57,6 +69,10 @@ def add_parser(sub: Any) -> None:
 def _options(args: argparse.Namespace) -> Any:
     from gecscope.semantics.usim import USimOptions
 
+    if args.tool_compat and args.tool_exact:
+        raise ConfigError("give --tool-compat or --tool-exact, not both")
+    if args.tool_exact:
+        return USimOptions.tool_exact()
     if args.tool_compat:
         return USimOptions.tool()
     return USimOptions(node_weight=args.node_weight, min_yield=args.min_yield,
@@ -133,7 +149,11 @@ def _run_text(args: argparse.Namespace) -> int:
     opts = _options(args)
     metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "",
                         node_weight=opts.node_weight, min_yield=opts.min_yield,
-                        include_remote=opts.include_remote, counting=opts.counting)
+                        include_remote=opts.include_remote, counting=opts.counting,
+                        include_punct=opts.include_punct, units=opts.units,
+                        label_classes=opts.label_classes,
+                        sentence_split=opts.sentence_split, word_form=opts.word_form,
+                        tie_break=opts.tie_break)
     data = EvalData((), source_path=args.source)
     hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
                                expected_from=args.source)
@@ -170,7 +190,8 @@ def _run_iaa(args: argparse.Namespace) -> int:
     rows, usims, out = [], [], {}
     for a, b in pairs:
         pa, pb = gold.get(a), gold.get(b)
-        r = dag_f(pa, pb)
+        r = dag_f(pa, pb, counting=args.dagf_counting, flatten=args.flatten_centers,
+                  equivalents=args.weak_labels)
         total = total + r
         lp = r.primary
         row = [f"{a}:{b}", lp.precision, lp.recall, lp.f, r.unlabeled["primary"].f,

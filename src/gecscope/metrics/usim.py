@@ -82,6 +82,11 @@ class USimMetric(Metric):
         position_weight: float = 1.0
         normalize_before_parse: bool = False
         counting: str = "edges"
+        units: str = "edges"
+        label_classes: str = "exact"
+        sentence_split: str = "none"
+        word_form: str = "normalized"
+        tie_break: str = "overlap"
 
         def __post_init__(self) -> None:
             if self.node_weight not in NODE_WEIGHTS:
@@ -92,7 +97,10 @@ class USimMetric(Metric):
 
         def options(self) -> USimOptions:
             return USimOptions(self.node_weight, self.min_yield, self.include_remote,
-                               self.include_punct, self.position_weight, None, self.counting)
+                               self.include_punct, self.position_weight, None, self.counting,
+                               units=self.units, label_classes=self.label_classes,
+                               sentence_split=self.sentence_split, word_form=self.word_form,
+                               tie_break=self.tie_break)
 
     def _parser(self, data: EvalData) -> Any:
         from gecscope.semantics.parser import get_parser

@@ -28,7 +28,10 @@ with a semantic label, punctuation out of yields; implicit units, which have no 
 align, are left out). ``min_yield=2`` keeps only units of two or more tokens, as the tool's
 "comparable nodes"; ``counting="nodes"`` counts units instead of edges, and
 :meth:`USimOptions.tool` combines the tool's choices (its single score is
-:attr:`USimResult.tool_f`).
+:attr:`USimResult.tool_f`). :meth:`USimOptions.tool_exact` adds the rest of the tool's
+protocol: every non-root unit of 2+ terminals labelled by all its incoming edges, the UCCA
+evaluation tool's label equivalences (P=S, H=C, N=L, F=R), lower-cased words aligned per
+common sentence (:func:`sentence_ends`, :func:`common_sentence_ends`).
 """
 
 from __future__ import annotations
@@ -38,16 +41,26 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError
-from gecscope.semantics.graph import EvalGraph
-from gecscope.semantics.ucca import Passage
+from gecscope.semantics.graph import EvalGraph, GraphEdge
+from gecscope.semantics.ucca import TERMINAL, Passage
 
 if TYPE_CHECKING:
     import numpy as np
 
 NODE_WEIGHTS = ("paper", "f1")
+#: ``edges``: the children of counted edges (paper); ``all``: every non-root foundational unit
+#: (USim tool), labelled by all its incoming edges, linkage ones included.
+UNIT_SETS = ("edges", "all")
+#: ``ucca``: the UCCA evaluation tool's equivalent label pairs (P=S, H=C, N=L, F=R).
+LABEL_CLASSES = ("exact", "ucca")
+SENTENCE_SPLITS = ("none", "tool", "exact")
+WORD_FORMS = ("normalized", "lower")
+_UCCA_CLASS = {"S": "P", "C": "H", "L": "N", "R": "F"}
+SENTENCE_END_MARKS = (".", "?", "!")
 _NON_WORD = re.compile(r"[^\w]+")
 _SINGLE_LETTERS = re.compile(r"\b(?:[^\W\d_] ){1,}[^\W\d_]\b")
 
@@ -109,12 +122,37 @@ class USimOptions:
     position_weight: float = 1.0
     max_leaf_distance: float | None = None
     counting: str = "edges"
+    units: str = "edges"
+    label_classes: str = "exact"
+    sentence_split: str = "none"
+    word_form: str = "normalized"
+    tie_break: str = "overlap"
 
     @classmethod
     def tool(cls) -> USimOptions:
         """The USim tool's choices: overlap-F1 alignment, units of 2+ tokens, node counting
         (its single score is :attr:`USimResult.tool_f`)."""
         return cls(node_weight="f1", min_yield=2, counting="nodes")
+
+    @classmethod
+    def tool_exact(cls, **changes: Any) -> USimOptions:
+        """The USim tool's whole protocol, as far as it is documented (``docs/usim.md``).
+
+        Units: every foundational unit except the root with more than one terminal,
+        punctuation included (``units="all"``, ``include_punct``, ``min_yield=2``), each
+        with the labels of all its incoming edges (remote and linkage ones too); labels
+        compared under the UCCA evaluation tool's equivalences P=S, H=C, N=L, F=R
+        (``label_classes="ucca"``); words lower-cased only and aligned per common sentence
+        with cost edit distance + ``|i - j| / max(m, n)`` (``word_form="lower"``,
+        ``sentence_split="tool"``); unit alignment by overlap F1, ties to a unit with a
+        compatible label (``tie_break="label"``); units counted (``counting="nodes"``).
+        ``changes`` override single fields (e.g. ``label_classes="exact"``).
+        """
+        base = {"node_weight": "f1", "min_yield": 2, "counting": "nodes", "units": "all",
+                "include_punct": True, "label_classes": "ucca", "sentence_split": "tool",
+                "word_form": "lower", "tie_break": "label"}
+        base.update(changes)
+        return cls(**base)
 
     def __post_init__(self) -> None:
         if self.node_weight not in NODE_WEIGHTS:
@@ -126,9 +164,144 @@ class USimOptions:
             raise ConfigError(f"usim: min_yield must be >= 1, got {self.min_yield}")
         if self.position_weight < 0:
             raise ConfigError("usim: position_weight must be >= 0")
+        for name, allowed in (("units", UNIT_SETS), ("label_classes", LABEL_CLASSES),
+                              ("sentence_split", SENTENCE_SPLITS), ("word_form", WORD_FORMS),
+                              ("tie_break", ("overlap", "label"))):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"usim: {name} must be one of {', '.join(allowed)}, "
+                                  f"got {getattr(self, name)!r}")
         if self.max_leaf_distance is not None and not 0 <= self.max_leaf_distance <= 1:
             raise ConfigError("usim: max_leaf_distance must be in [0, 1] (edit distance over "
                               "the longer word's length) or None")
+
+
+def _all_unit_edges(eg: EvalGraph, options: USimOptions) -> list[GraphEdge]:
+    """The USim tool's units: every foundational unit with a primary (or linkage) parent and
+    ``min_yield`` tokens or more, one pseudo-edge per incoming edge of any label."""
+    p = eg.passage
+    out: list[GraphEdge] = []
+    has_parent: set[str] = set()
+    for unit in p.units.values():
+        for e in unit.edges:
+            if e.tag == TERMINAL or e.child not in p.units:
+                continue
+            if not e.remote:
+                has_parent.add(e.child)
+    for unit in p.units.values():
+        for e in unit.edges:
+            child = p.units.get(e.child)
+            if (child is None or child.type != "FN" or e.child not in has_parent
+                    or len(eg.yields[e.child]) < options.min_yield
+                    or (e.remote and not options.include_remote)):
+                continue
+            out.append(GraphEdge(unit.id, e.child, e.tag, e.remote, child.implicit))
+    return out
+
+
+def _top_scene_spans(passage: Passage) -> tuple[set[int], set[int]]:
+    """First and last token positions (1-based, punctuation included) of the top-level
+    scenes: units with a Process or State child and no scene above them."""
+    eg = EvalGraph(passage, include_punct=True)
+    units = passage.units
+    parent: dict[str, str] = {}
+    for u in units.values():
+        for e in u.edges:
+            if not e.remote and e.child in units and e.child not in parent:
+                parent[e.child] = u.id
+    scene = {u.id for u in units.values() if u.type == "FN"
+             and any(e.tag in ("P", "S") for e in u.edges)}
+    starts: set[int] = set()
+    ends: set[int] = set()
+    for uid in scene:
+        up = parent.get(uid)
+        seen = {uid}
+        while up is not None and up not in scene and up not in seen:
+            seen.add(up)
+            up = parent.get(up)
+        if up is not None and up in scene:
+            continue
+        y = eg.yields[uid]
+        if y:
+            starts.add(min(y) + 1)
+            ends.add(max(y) + 1)
+    return starts, ends
+
+
+def sentence_ends(passage: Passage, mode: str = "tool") -> list[int]:
+    """Sentence-final token positions (1-based) as the USim tool's sentence splitter finds them.
+
+    A token ending in ``.``, ``?`` or ``!`` (``mode="tool"``; ``"exact"``: a token that *is*
+    one of them) ends a sentence when it ends a top-level scene, or follows one without
+    starting another; paragraph ends always end a sentence. ``"exact"`` also drops
+    punctuation-only sentences.
+    """
+    terms = passage.terminals
+    if not terms:
+        return []
+    starts, ends = _top_scene_spans(passage)
+    if mode == "exact":
+        marks = [t.position for t in terms if t.text in SENTENCE_END_MARKS]
+    else:
+        marks = [t.position for t in terms if t.text[-1:] in SENTENCE_END_MARKS]
+    marks = [x for x in marks if x in ends or (x - 1 in ends and x not in starts)]
+    para = [t.position - 1 for t in terms
+            if t.position != 1 and t.attrib.get("paragraph_position") == "1"]
+    out = sorted(set(marks + para + [terms[-1].position]))
+    if mode == "exact" and len(out) > 1:
+        out = [x for x, y in pairwise(out)
+               if not all(t.punct for t in terms[x:y])] + [out[-1]]
+    return out
+
+
+_NON_ALNUM = re.compile(r"[\W_]+")
+
+
+def common_sentence_ends(p1: Passage, ends1: list[int], p2: Passage,
+                         ends2: list[int]) -> tuple[list[int], list[int]]:
+    """Pair the sentence ends of two passages as the USim tool does: ends whose final words
+    agree (after removing non-alphanumerics) are kept, one added or removed sentence end is
+    skipped over, others are dropped (their sentences merge); the passages' last ends pair."""
+    if not ends1 or not ends2:
+        return [], []
+
+    def choose(p: Passage, pos: int) -> tuple[int, str]:
+        reg = _NON_ALNUM.sub("", p.terminals[pos - 1].text)
+        if not reg and pos > 1:
+            pos -= 1
+            reg = _NON_ALNUM.sub("", p.terminals[pos - 1].text)
+        return pos, reg
+
+    out1: list[int] = []
+    out2: list[int] = []
+    i = j = 0
+    while i < len(ends1) and j < len(ends2):
+        pos1, reg1 = choose(p1, ends1[i])
+        pos2, reg2 = choose(p2, ends2[j])
+        after1 = choose(p1, ends1[i + 1]) if i + 1 < len(ends1) else (pos1, reg1)
+        after2 = choose(p2, ends2[j + 1]) if j + 1 < len(ends2) else (pos2, reg2)
+        if reg1 == reg2:
+            out1.append(pos1)
+            out2.append(pos2)
+        elif after1[1] == reg2:
+            i += 1
+            out1.append(after1[0])
+            out2.append(pos2)
+        elif reg1 == after2[1]:
+            j += 1
+            out1.append(pos1)
+            out2.append(after2[0])
+        i += 1
+        j += 1
+    last1, _ = choose(p1, ends1[-1])
+    last2, _ = choose(p2, ends2[-1])
+    if not out1 or (out1[-1] != last1 and out2[-1] != last2):
+        out1.append(ends1[-1])
+        out2.append(ends2[-1])
+    elif out1[-1] != last1:
+        out1[-1] = last1
+    elif out2[-1] != last2:
+        out2[-1] = ends2[-1]
+    return out1, out2
 
 
 class USimGraph:
@@ -144,15 +317,23 @@ class USimGraph:
         self.passage = eg.passage
         self.content = eg.content_positions()
         col = {pos: k for k, pos in enumerate(self.content)}
-        self.words = [normalize_token(eg.tokens[p]) for p in self.content]
-        edges = [e for e in eg.edges if not e.implicit and (options.include_remote or
-                                                             not e.remote)
-                 and len(eg.yields[e.child]) >= options.min_yield]
+        if options.word_form == "lower":
+            self.words = [eg.tokens[p].strip().lower() for p in self.content]
+        else:
+            self.words = [normalize_token(eg.tokens[p]) for p in self.content]
+        if options.units == "all":
+            edges = _all_unit_edges(eg, options)
+        else:
+            edges = [e for e in eg.edges if not e.implicit and (options.include_remote or
+                                                                 not e.remote)
+                     and len(eg.yields[e.child]) >= options.min_yield]
         self.units: list[str] = list(dict.fromkeys(e.child for e in edges))
         index = {u: i for i, u in enumerate(self.units)}
         self.label_index = labels if labels is not None else {}
-        for e in edges:
-            self.label_index.setdefault(e.label, len(self.label_index))
+        classes = _UCCA_CLASS if options.label_classes == "ucca" else {}
+        keys = [classes.get(e.label, e.label) for e in edges]
+        for k in keys:
+            self.label_index.setdefault(k, len(self.label_index))
         inc = np.zeros((len(self.units), len(self.content)), dtype=np.float64)
         for i, u in enumerate(self.units):
             for pos in eg.yields[u]:
@@ -160,8 +341,11 @@ class USimGraph:
         self.incidence = inc
         self.sizes = inc.sum(axis=1)
         self.edge_child = np.array([index[e.child] for e in edges], dtype=np.int64)
-        self.edge_label = np.array([self.label_index[e.label] for e in edges], dtype=np.int64)
+        self.edge_label = np.array([self.label_index[k] for k in keys], dtype=np.int64)
         self.edge_labels = [e.label for e in edges]
+        self.sentence_ends: list[int] | None = (
+            None if options.sentence_split == "none"
+            else sentence_ends(self.passage, options.sentence_split))
 
     def label_matrix(self, n_labels: int) -> np.ndarray:
         """Units x labels: True where the unit has an incoming counted edge with that label."""
@@ -248,22 +432,27 @@ def align_leaves(src: USimGraph, cor: USimGraph, position_weight: float = 1.0,
                  max_distance: float | None = None) -> list[tuple[int, int]]:
     """Token alignment as ``(source content index, correction content index)`` pairs.
 
-    With ``max_distance``, matched pairs whose edit distance exceeds that share of the longer
-    word's length are dropped afterwards (the paper and the tool keep every pair).
+    Whole passages are aligned with the relative-position term ``|i/m - j/n|``; when the
+    graphs were prepared with a ``sentence_split``, each pair of common sentences
+    (:func:`common_sentence_ends`) is aligned on its own with the USim tool's
+    ``|i - j| / max(m, n)``. With ``max_distance``, matched pairs whose edit distance exceeds
+    that share of the longer word's length are dropped afterwards (the paper and the tool
+    keep every pair).
     """
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-
-    m, n = len(src.words), len(cor.words)
-    if not m or not n:
-        return []
-    cost = edit_distance_matrix(src.words, cor.words)
-    if position_weight:
-        ri = (np.arange(m) + 0.5) / m
-        rj = (np.arange(n) + 0.5) / n
-        cost = cost + position_weight * np.abs(ri[:, None] - rj[None, :])
-    rows, cols = linear_sum_assignment(cost)
-    pairs = list(zip(rows.tolist(), cols.tolist(), strict=True))
+    if src.sentence_ends is not None and cor.sentence_ends is not None:
+        e1, e2 = common_sentence_ends(src.passage, src.sentence_ends, cor.passage,
+                                      cor.sentence_ends)
+        pairs: list[tuple[int, int]] = []
+        a0 = b0 = 0
+        for a1, b1 in zip(e1, e2, strict=True):
+            ia = [k for k, p in enumerate(src.content) if a0 <= p < a1]
+            ib = [k for k, p in enumerate(cor.content) if b0 <= p < b1]
+            for i, j in _assign([src.words[k] for k in ia], [cor.words[k] for k in ib],
+                                position_weight, relative=False):
+                pairs.append((ia[i], ib[j]))
+            a0, b0 = a1, b1
+    else:
+        pairs = _assign(src.words, cor.words, position_weight, relative=True)
     if max_distance is None:
         return pairs
     return [(i, j) for i, j in pairs
@@ -271,8 +460,32 @@ def align_leaves(src: USimGraph, cor: USimGraph, position_weight: float = 1.0,
             <= max_distance * max(len(src.words[i]), len(cor.words[j]), 1)]
 
 
-def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray) -> np.ndarray:
-    """Row-wise argmax of ``weight``; ties by overlap, then compatibility, then first column.
+def _assign(a: Sequence[str], b: Sequence[str], position_weight: float,
+            relative: bool) -> list[tuple[int, int]]:
+    """Minimum-cost matching of two word lists (edit distance plus a position term)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    m, n = len(a), len(b)
+    if not m or not n:
+        return []
+    cost = edit_distance_matrix(a, b)
+    if position_weight:
+        if relative:
+            ri = (np.arange(m) + 0.5) / m
+            rj = (np.arange(n) + 0.5) / n
+            cost = cost + position_weight * np.abs(ri[:, None] - rj[None, :])
+        else:
+            cost = cost + position_weight * np.abs(
+                np.arange(m)[:, None] - np.arange(n)[None, :]) / max(m, n)
+    rows, cols = linear_sum_assignment(cost)
+    return list(zip(rows.tolist(), cols.tolist(), strict=True))
+
+
+def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray,
+          by_overlap: bool = True) -> np.ndarray:
+    """Row-wise argmax of ``weight``; ties by overlap (unless ``by_overlap=False``), then
+    compatibility, then first column.
 
     Returns -1 for rows whose best weight is zero.
     """
@@ -283,8 +496,9 @@ def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray) -> np.nda
     w = np.round(weight, 9)
     best_w = w.max(axis=1, keepdims=True)
     cand = w == best_w
-    ov = np.where(cand, overlap, -1.0)
-    cand &= ov == ov.max(axis=1, keepdims=True)
+    if by_overlap:
+        ov = np.where(cand, overlap, -1.0)
+        cand &= ov == ov.max(axis=1, keepdims=True)
     key = np.where(cand, compat.astype(np.float64), -1.0)
     choice = key.argmax(axis=1)
     choice[best_w[:, 0] <= 0] = -1
@@ -361,8 +575,9 @@ def usim_graphs(src: USimGraph, cor: USimGraph, options: USimOptions = USimOptio
             denom = src.sizes[:, None] + cor.sizes[None, :]
             w_sc = 2 * overlap / np.maximum(denom, 1)
             w_cs = w_sc.T
-    map_sc = _best(w_sc, overlap, compat)
-    map_cs = _best(w_cs, overlap.T, compat.T)
+    by_overlap = options.tie_break == "overlap"
+    map_sc = _best(w_sc, overlap, compat, by_overlap)
+    map_cs = _best(w_cs, overlap.T, compat.T, by_overlap)
 
     if options.counting == "nodes":
         s_m1, c_m1 = _direction_nodes(s_lab, c_lab, map_sc)
