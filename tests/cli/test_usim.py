@@ -119,3 +119,25 @@ def test_text_mode_approximate_parser_is_labelled(tmp_path: Path,
     lines = captured.out.splitlines()
     assert lines[0] == "USIM of hyp (parser: approx-spacy, approximate)"
     assert lines[-2:] == ["1\t1.0000", "2\t1.0000"]
+
+
+def test_iaa_tool_counting_flags(capsys, shared_data) -> None:
+    # The UCCA evaluation tool's conventions (yield counting, flattened centres) on the four
+    # doubly annotated learner essays: micro P/R/F as pinned in the regression test.
+    from gecscope.cli.main import main
+
+    pairs = [f"amittaic{n}:tree{n}" for n in (1297, 1298, 1300, 1301)]
+    args = ["usim", "iaa", "--gold-dir", str(shared_data / "ucca" / "learner-usim")]
+    for p in pairs:
+        args += ["--pair", p]
+    assert main([*args, "--dagf-counting", "yields", "--flatten-centers"]) == 0
+    micro = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("micro"))
+    assert micro.split()[1:4] == ["0.8122", "0.8421", "0.8269"]
+
+
+def test_tool_exact_refuses_tool_compat(capsys, shared_data) -> None:
+    from gecscope.cli.main import main
+
+    rc = main(["usim", "--gold-dir", str(shared_data / "ucca" / "learner-usim"), "--pair",
+               "amittaic1297:amittaic1197", "--tool-exact", "--tool-compat"])
+    assert rc != 0
