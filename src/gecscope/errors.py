@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 
 class GecscopeError(Exception):
@@ -16,7 +16,7 @@ class FormatError(GecscopeError):
 
     exit_code = 65
 
-    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+    def __init__(self, message: str, path: str | os.PathLike[str] | None = None, line: int | None = None):
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line
@@ -31,8 +31,8 @@ class LengthMismatchError(GecscopeError):
 
     exit_code = 65
 
-    def __init__(self, expected: int, got: int, path: str | Path | None, what: str = "sentences",
-                 expected_from: str | Path | None = None):
+    def __init__(self, expected: int, got: int, path: str | os.PathLike[str] | None, what: str = "sentences",
+                 expected_from: str | os.PathLike[str] | None = None):
         self.expected = expected
         self.got = got
         self.path = str(path) if path is not None else None

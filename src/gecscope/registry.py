@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from typing import TYPE_CHECKING
 
 from gecscope.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.metrics.base import Metric
 
 _METRICS: dict[str, str] = {
     "errant": "gecscope.metrics.errant:ErrantMetric",
@@ -35,7 +39,7 @@ def list_metrics() -> list[str]:
     return [name for name, target in _METRICS.items() if _available(target)]
 
 
-def get_metric(name: str) -> type:
+def get_metric(name: str) -> type[Metric]:
     """The metric class registered as ``name``."""
     target = _METRICS.get(name)
     if target is None or not _available(target):

@@ -121,16 +121,16 @@ class ErrantAnnotator:
         out: list[Sentence] = []
         for i in range(n):
             anns: list[Annotation] = []
-            for k, cor in enumerate(cor_txt[i]):
-                if cor == src_txt[i]:
+            for k, text in enumerate(cor_txt[i]):
+                if text == src_txt[i]:
                     anns.append(Annotation(k, ()))
                 elif src_txt[i]:
-                    edits = self.annotate_pair(src_txt[i], cor)
+                    edits = self.annotate_pair(src_txt[i], text)
                     if edits:
                         anns.append(Annotation(k, edits))
                 else:
                     # Empty source: the whole correction is one insertion.
-                    anns.append(Annotation(k, (Edit(0, 0, tuple(cor.split()), "M:OTHER"),)))
+                    anns.append(Annotation(k, (Edit(0, 0, tuple(text.split()), "M:OTHER"),)))
             out.append(Sentence(tuple(sources[i]), tuple(anns)))
             if progress is not None:
                 progress(1)

@@ -195,7 +195,7 @@ class ErrantMetric(Metric):
                 for r_id, r_keys in r_coders:
                     tp, fp, fn, cats = compare(h_keys, r_keys, dup)
                     cands.append(Candidate(h_id, r_id, tp, fp, fn, tuple(
-                        (k, *v) for k, v in cats.items())))
+                        (k, v[0], v[1], v[2]) for k, v in cats.items())))
             out.append(SentenceStats(tuple(cands)))
         return out
 

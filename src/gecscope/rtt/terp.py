@@ -19,10 +19,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gecscope.errors import ConfigError, FormatError
 from gecscope.rtt.porter import stem as porter_stem
 from gecscope.types import Tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.rtt.wordnet import WordNet
 
 MATCH = "match"
 SUBSTITUTION = "substitution"
@@ -183,7 +187,7 @@ class TerpAligner:
         self.config = config or TerpConfig()
         self.paraphrases = paraphrases if paraphrases is not None and len(paraphrases) else None
         self._kind_cache: dict[tuple[str, str], str] = {}
-        self._wordnet = None
+        self._wordnet: WordNet | None = None
         c = self.config
         self._op_cost = {MATCH: c.match, STEM: c.stem, SYNONYM: c.synonym,
                          SUBSTITUTION: c.substitution}
@@ -243,7 +247,7 @@ class TerpAligner:
         prev = [j * ins for j in range(m + 1)]
         rows = [prev]
         back: list[list[tuple[str, int, int]]] = [[(INSERTION, 0, j - 1) for j in range(m + 1)]]
-        hyp_low = [w.lower() for w in hyp] if para else None
+        hyp_low = [w.lower() for w in hyp] if para else []
         for i in range(1, n + 1):
             ki = kinds[i - 1]
             cur = [i * dele] + [0.0] * m

@@ -148,7 +148,7 @@ class USimOptions:
         compatible label (``tie_break="label"``); units counted (``counting="nodes"``).
         ``changes`` override single fields (e.g. ``label_classes="exact"``).
         """
-        base = {"node_weight": "f1", "min_yield": 2, "counting": "nodes", "units": "all",
+        base: dict[str, Any] = {"node_weight": "f1", "min_yield": 2, "counting": "nodes", "units": "all",
                 "include_punct": True, "label_classes": "ucca", "sentence_split": "tool",
                 "word_form": "lower", "tie_break": "label"}
         base.update(changes)
