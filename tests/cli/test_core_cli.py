@@ -20,8 +20,10 @@ def test_evaluate_json_multiple_systems(capsys, conll14: Path) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["schema_version"] == "1.0" and out["systems"] == ["AMU", "UFC"]
     rows = {r["system"]: r for r in out["scores"]}
-    assert [rows["AMU"]["fields"][k] for k in ("TP", "FP", "FN")] == [483, 795, 1934]
-    assert [rows["UFC"]["fields"][k] for k in ("TP", "FP", "FN")] == [36, 14, 2069]
+    actual = [rows["AMU"]["fields"][k] for k in ("TP", "FP", "FN")]
+    assert actual == [483, 795, 1934]
+    actual = [rows["UFC"]["fields"][k] for k in ("TP", "FP", "FN")]
+    assert actual == [36, 14, 2069]
     assert rows["AMU"]["main"] == "F0.5"
     assert rows["AMU"]["value"] == pytest.approx(0.3208, abs=5e-5)
     (metric,) = out["metrics"]

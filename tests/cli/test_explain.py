@@ -56,8 +56,10 @@ def test_explain_json_chunk_labels(files: tuple[str, str], capsys: pytest.Captur
     (s1,) = out["sentences"]
     assert s1["sentence"] == 1 and s1["metric"] == "cleme2"
     assert s1["hypothesis"] == HYP_TXT.splitlines()[0]
-    assert [c["hypothesis"] for c in s1["chunks"]] == ["A", "b", "X", "d", "Y", "f", "g"]
-    assert [c["kind"] for c in s1["chunks"]] == [
+    actual = [c["hypothesis"] for c in s1["chunks"]]
+    assert actual == ["A", "b", "X", "d", "Y", "f", "g"]
+    actual = [c["kind"] for c in s1["chunks"]]
+    assert actual == [
         "corrected", "unchanged", "corrected", "unchanged", "corrected", "unchanged", "corrected"]
     labels = [[lab["label"] for lab in c["labels"]] for c in s1["chunks"]]
     assert labels == [["TP", "FP_ne"], ["TN", "TN"], ["FP_ne", "TP"], ["TN", "TN"],
@@ -65,7 +67,8 @@ def test_explain_json_chunk_labels(files: tuple[str, str], capsys: pytest.Captur
     assert {lab["weight"] for c in s1["chunks"] for lab in c["labels"]} == {1.0}
     # sentence-level CLEME2.0 (0.35/0.25/0.20/0.20): Hit = Wrong = Under = Over = 1/3 for both
     score = 0.35 / 3 + (0.25 + 0.20 + 0.20) * 2 / 3
-    assert [s["Score"] for s in s1["scores"]] == pytest.approx([score, score])
+    actual = [s["Score"] for s in s1["scores"]]
+    assert actual == pytest.approx([score, score])
     assert s1["best_reference"] == 0
 
 
@@ -76,11 +79,13 @@ def test_explain_length_weights_and_independent(files: tuple[str, str],
                          "cleme", "--assumption", "independent", "--weighting", "length",
                          "--level", "corpus", "-o", "length_bias=2", "--format", "json"])
     s1, s3 = out["sentences"]
-    assert [c["labels"][0]["label"] for c in s1["chunks"]] == [
+    actual = [c["labels"][0]["label"] for c in s1["chunks"]]
+    assert actual == [
         "TP", "TN", "TP", "TN", "FP_un", "TN", "FN"]
     w_tp = min(max(2 / (1 + math.exp(1)), 0.75), 1.25)  # length 1, bias 2, alpha 2
     w_fp = min(max(2 / (1 + math.exp(-1)), 0.75), 1.25)
-    assert [c["labels"][1]["weight"] for c in s1["chunks"]] == pytest.approx(
+    actual = [c["labels"][1]["weight"] for c in s1["chunks"]]
+    assert actual == pytest.approx(
         [w_tp, 1, w_tp, 1, w_fp, 1, w_tp])
     assert s3["scores"][0]["TP"] == pytest.approx(w_tp)
     assert s1["length_bias"] == 2

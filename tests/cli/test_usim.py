@@ -59,7 +59,8 @@ def test_iaa_mode(gold: Path, capsys: pytest.CaptureFixture[str]) -> None:
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     lp = out["micro"]["labeled"]["primary"]
-    assert [lp["matched"], lp["guessed"], lp["reference"]] == [6, 6, 7]
+    actual = [lp["matched"], lp["guessed"], lp["reference"]]
+    assert actual == [6, 6, 7]
     assert lp["f"] == pytest.approx(12 / 13)
     assert out["f1:s1"]["usim"]["average"] == pytest.approx(out["f1:s1"]["usim"]["s2c"]["f"])
 

@@ -49,7 +49,8 @@ def test_cleme_readme_amu_dependent_corpus_length(data: EvalData, errant_dir: Pa
     f = score.fields
     assert {k: round(f[k], 4) for k in ("F", "P", "R", "Acc")} == \
         {"F": 0.2514, "P": 0.2645, "R": 0.2097, "Acc": 0.7634}
-    assert (round(f["TP"], 2), round(f["FP"], 2), round(f["FN"], 2), f["TN"]) == \
+    actual = (round(f["TP"], 2), round(f["FP"], 2), round(f["FN"], 2), f["TN"])
+    assert actual == \
         (313.51, 871.80, 1181.71, 6312)
     # the reference code's 4-dp rounding in the best-reference choice changes nothing here
     compat = CLEMEMetric(compat=True).score(data, _hyp(errant_dir, "AMU"))

@@ -44,14 +44,15 @@ def test_errant_compare_table(conll14: Path, refs: EvalData, system: str) -> Non
 
 
 def test_duplicate_and_rounding_options_do_not_change_conll(conll14: Path, refs: EvalData) -> None:
-    # No reference annotator repeats an edit in this file, so errant's duplicate counting and
-    # the unrounded selection give the same counts here (they differ on the unit cases).
+    # No reference annotator repeats an edit in this file, and no sentence's choice depends on
+    # F beyond 4 decimals, so errant's duplicate counting and the unrounded selection give the
+    # same counts here (they differ on the unit cases).
     hyp = Hypothesis.from_file(conll14 / "errant" / "CAMB.m2")
     base = ErrantMetric().score(refs, hyp).fields
     assert ErrantMetric(duplicate_ref_edits="errant").score(refs, hyp).fields == base
     unrounded = ErrantMetric(selection_rounding=None).score(refs, hyp).fields
-    assert (unrounded["TP"], unrounded["FP"], unrounded["FN"]) == pytest.approx(
-        (base["TP"], base["FP"], base["FN"]), abs=3)
+    actual = (unrounded["TP"], unrounded["FP"], unrounded["FN"])
+    assert actual == (base["TP"], base["FP"], base["FN"]) == (725, 1329, 1886)
 
 
 # errant_compare 3.0.2 -ds / -dt / -cse on AMU.m2 vs references.m2 (run here): TP FP FN F0.5
@@ -71,13 +72,15 @@ ERRANT_COMPARE_AMU_CAT2 = {
 def test_detection_modes_match_errant(conll14: Path, refs: EvalData, mode: str) -> None:
     hyp = Hypothesis.from_file(conll14 / "errant" / "AMU.m2")
     f = ErrantMetric(mode=mode, duplicate_ref_edits="errant").score(refs, hyp).fields
-    assert (f["TP"], f["FP"], f["FN"], round(f["F0.5"], 4)) == ERRANT_COMPARE_AMU_MODES[mode]
+    actual = (f["TP"], f["FP"], f["FN"], round(f["F0.5"], 4))
+    assert actual == ERRANT_COMPARE_AMU_MODES[mode]
 
 
 def test_token_detection_counts_each_token_once_by_default(conll14: Path, refs: EvalData) -> None:
     hyp = Hypothesis.from_file(conll14 / "errant" / "AMU.m2")
     f = ErrantMetric(mode="dt").score(refs, hyp).fields
-    assert (f["TP"], f["FP"], f["FN"]) == (710, 558, 2214)
+    actual = (f["TP"], f["FP"], f["FN"])
+    assert actual == (710, 558, 2214)
 
 
 def test_categories_match_errant(conll14: Path, refs: EvalData) -> None:
@@ -89,5 +92,6 @@ def test_categories_match_errant(conll14: Path, refs: EvalData) -> None:
     table = category_table(cats, 2)
     assert {k: table[k] for k in ERRANT_COMPARE_AMU_CAT2} == ERRANT_COMPARE_AMU_CAT2
     # Per-type counts add up to the corpus counts.
-    assert [sum(v[i] for v in cats.values()) for i in range(3)] == [
+    actual = [sum(v[i] for v in cats.values()) for i in range(3)]
+    assert actual == [
         cs.fields["TP"], cs.fields["FP"], cs.fields["FN"]]

@@ -28,7 +28,8 @@ def gjg15(shared_data: Path):  # type: ignore[no-untyped-def]
 
 def test_loader(gjg15) -> None:  # type: ignore[no-untyped-def]
     j = gjg15.judgments["rank"]
-    assert (len(j), len(j.judges), j.systems) == (2319, 8, GJG15_SYSTEMS)
+    actual = (len(j), len(j.judges), j.systems)
+    assert actual == (2319, 8, GJG15_SYSTEMS)
     assert j.items[0].sentence == 135  # src-id is 0-based in this file
     assert len(gjg15.data.m2) == 1312
     assert {len(h) for h in gjg15.hypotheses.values()} == {1312}
@@ -63,5 +64,6 @@ def test_raw_line_lengths_reproduce_the_issue_numbers(shared_data: Path) -> None
         scores[s] = sum(len(ln) for ln in lines) / len(lines)
     ew = correlate(scores, GJG15_HUMAN["EW"])
     ts = correlate(scores, GJG15_HUMAN["TS"])
-    assert [round(x, 6) for x in (ew.pearson, ew.spearman, ts.pearson, ts.spearman)] == [
+    actual = [round(x, 6) for x in (ew.pearson, ew.spearman, ts.pearson, ts.spearman)]
+    assert actual == [
         -0.175094, -0.016484, -0.2233, -0.06044]

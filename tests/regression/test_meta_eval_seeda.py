@@ -55,7 +55,8 @@ def test_loader(seeda) -> None:  # type: ignore[no-untyped-def]
     assert len(seeda.data.m2) == 391
     assert seeda.data.m2.annotators == (0, 1)
     assert seeda.hypotheses["INPUT"].tokens == seeda.data.m2.sources
-    assert [len(seeda.select(k)) for k in ("base", "+INPUT", "+REF-F_GPT-3.5", "all")] == [
+    actual = [len(seeda.select(k)) for k in ("base", "+INPUT", "+REF-F_GPT-3.5", "all")]
+    assert actual == [
         12, 13, 14, 15]
     assert seeda.select("base") == SEEDA_SYSTEM_SETS["base"]
     assert "INPUT" not in seeda.select("base")
@@ -76,7 +77,8 @@ def test_expected_wins_match_published_to_three_decimals(seeda) -> None:  # type
 
 def test_expected_wins_point_values(seeda) -> None:  # type: ignore[no-untyped-def]
     got = expected_wins(seeda.judgments["sent"], SEEDA_SYSTEMS)
-    assert [round(got[s], 4) for s in ("REF-F", "GPT-3.5", "T5", "GECToR-ens", "INPUT")] == [
+    actual = [round(got[s], 4) for s in ("REF-F", "GPT-3.5", "T5", "GECToR-ens", "INPUT")]
+    assert actual == [
         0.8129, 0.7814, 0.6348, 0.3802, 0.0679]
 
 
@@ -103,11 +105,14 @@ def test_toy_metric_system_level_base(seeda, toy_results) -> None:  # type: igno
 def test_toy_metric_sentence_level_base(seeda, toy_results) -> None:  # type: ignore[no-untyped-def]
     table = sentence_score_table(toy_results)
     official = sentence_correlations(seeda, table, seeda.select("base"), ties="first-loses")
-    assert (official["edit"].pairs, round(official["edit"].accuracy, 6)) == (7708, 0.536585)
-    assert (official["sent"].pairs, round(official["sent"].accuracy, 6)) == (9381, 0.545571)
+    actual = (official["edit"].pairs, round(official["edit"].accuracy, 6))
+    assert actual == (7708, 0.536585)
+    actual = (official["sent"].pairs, round(official["sent"].accuracy, 6))
+    assert actual == (9381, 0.545571)
     # default: a metric tie never agrees with a strict human preference
     strict = sentence_correlations(seeda, table, seeda.select("base"))
-    assert [(a.pairs, a.agree, a.disagree, a.ties) for a in strict.values()] == [
+    actual = [(a.pairs, a.agree, a.disagree, a.ties) for a in strict.values()]
+    assert actual == [
         (9381, 4597, 4784, 923), (7708, 3642, 4066, 854)]
     assert strict["edit"].accuracy == pytest.approx(3642 / 7708)
 
@@ -138,7 +143,8 @@ class RefMatch(Metric):
 def test_tradeoff_cross_validation_over_references(seeda) -> None:  # type: ignore[no-untyped-def]
     systems = seeda.select("base")
     folds = tradeoff_folds(seeda, RefMatch(), systems, cv="references")
-    assert [f.name for f in folds] == ["ref0", "ref1"]
+    actual = [f.name for f in folds]
+    assert actual == ["ref0", "ref1"]
     # annotator 0's references only: the sub-scores differ from annotator 1's
     assert folds[0].sub_scores["REF-M"] != folds[1].sub_scores["REF-M"]
     view = single_reference_view(seeda, 1)
@@ -155,7 +161,8 @@ def test_tradeoff_cross_validation_over_references(seeda) -> None:  # type: igno
     assert result.correlations["ref0"]["TS_edit"]["pearson"] == pytest.approx(c.pearson)
     assert result.correlations["ref0"]["TS_edit"]["spearman"] == pytest.approx(c.spearman)
     rankings = tradeoff_folds(seeda, RefMatch(), systems, cv="rankings")
-    assert [f.name for f in rankings] == ["EW_sent", "EW_edit", "TS_sent", "TS_edit"]
+    actual = [f.name for f in rankings]
+    assert actual == ["EW_sent", "EW_edit", "TS_sent", "TS_edit"]
 
 
 class WeightedRefMatch(RefMatch):
@@ -185,7 +192,8 @@ def test_tradeoff_rescoring_equals_linear_combination_for_a_linear_metric(seeda)
         tradeoff_folds(seeda, WeightedRefMatch(), systems, rescore=["w_match", "w_changed"]),
         grid=grid, combination=combo)
     assert rescored.weights == linear.weights
-    assert [f.heldout_objective for f in rescored.folds] == pytest.approx(
+    actual = [f.heldout_objective for f in rescored.folds]
+    assert actual == pytest.approx(
         [f.heldout_objective for f in linear.folds])
 
 

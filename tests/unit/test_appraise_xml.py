@@ -31,7 +31,8 @@ def test_items_systems_and_sentence_positions() -> None:
     j = parse_appraise(SAMPLE, index_base=1)
     assert len(j) == 2
     first = j.items[0]
-    assert (first.sentence, first.judge, first.item_id, first.line) == (11, "ann1", "1", 4)
+    actual = (first.sentence, first.judge, first.item_id, first.line)
+    assert actual == (11, "ann1", "1", 4)
     assert first.outputs == (RankedOutput(("B", "C"), 2), RankedOutput(("A",), 1),
                              RankedOutput(("D",), 2))
     assert first.ranks == {"B": 2, "C": 2, "A": 1, "D": 2}
@@ -42,7 +43,8 @@ def test_items_systems_and_sentence_positions() -> None:
 
 def test_zero_based_ids_are_kept() -> None:
     j = parse_appraise(SAMPLE, index_base=0)
-    assert [it.sentence for it in j] == [12, 3]
+    actual = [it.sentence for it in j]
+    assert actual == [12, 3]
 
 
 def test_collapsed_systems_expand_into_ties_and_pairs() -> None:
@@ -56,15 +58,18 @@ def test_collapsed_systems_expand_into_ties_and_pairs() -> None:
 
 def test_filter_by_judge() -> None:
     j = parse_appraise(SAMPLE, index_base=1)
-    assert [it.judge for it in j.filter(judges=["ann2"])] == ["ann2"]
-    assert [it.judge for it in j.filter(exclude_judges=["ann2"])] == ["ann1"]
+    actual = [it.judge for it in j.filter(judges=["ann2"])]
+    assert actual == ["ann2"]
+    actual = [it.judge for it in j.filter(exclude_judges=["ann2"])]
+    assert actual == ["ann1"]
 
 
 def test_read_from_file_with_bom_and_crlf(tmp_path: Path) -> None:
     p = tmp_path / "j.xml"
     p.write_bytes(b"\xef\xbb\xbf" + SAMPLE.replace("\n", "\r\n").encode())
     j = read_appraise(p, index_base=1)
-    assert [it.sentence for it in j] == [11, 2]
+    actual = [it.sentence for it in j]
+    assert actual == [11, 2]
     assert j.path == str(p)
 
 

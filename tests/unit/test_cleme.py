@@ -129,7 +129,8 @@ def test_cleme_length_weighting_matches_the_formula(toy: tuple[EvalData, Hypothe
                             length_fp_max=2.0, length_fn_min=0.0).score(data, hyp)
     w_tp = 2 / (1 + math.exp(2))
     w_fp = 2 / (1 + math.exp(-2))
-    assert (unclipped.fields["TP"], unclipped.fields["FP"], unclipped.fields["FN"]) == \
+    actual = (unclipped.fields["TP"], unclipped.fields["FP"], unclipped.fields["FN"])
+    assert actual == \
         pytest.approx((2 * w_tp, 2 * w_fp, w_tp))
 
 
@@ -165,7 +166,8 @@ def test_four_decimal_rounding_in_corpus_selection_only_in_compat_mode() -> None
     assert exact.details["chosen_refs"] == [0, 0]
     compat = CLEMEMetric(weighting="none", compat=True).aggregate(stats)
     assert compat.details["chosen_refs"] == [0, 1]
-    assert (compat.fields["TP"], compat.fields["FP"]) == (10001, 10002)
+    actual = (compat.fields["TP"], compat.fields["FP"])
+    assert actual == (10001, 10002)
 
 
 def test_sentence_level_beta_is_honoured_unless_compat() -> None:
@@ -184,7 +186,8 @@ def test_model_weights_are_summed_and_zero_stays_zero_unless_compat() -> None:
                       weights=((0.5, 0.0), (), (0.25,), (2.0,)))
     stats = [CLEMEStats((r,))]
     m2 = CLEME2Metric(weighting="similarity").aggregate(stats)
-    assert (m2.fields["TP"], m2.fields["FP_un"], m2.fields["FN"], m2.fields["TN"]) == \
+    actual = (m2.fields["TP"], m2.fields["FP_un"], m2.fields["FN"], m2.fields["TN"])
+    assert actual == \
         pytest.approx((0.5, 0.25, 2.0, 4))
     m1 = CLEMEMetric(weighting="similarity", compat=True).aggregate(stats)
     assert m1.fields["TP"] == pytest.approx(1.5)  # reference code: `weight or 1.0`

@@ -145,5 +145,6 @@ def test_edit_format_and_rating_parser() -> None:
     assert format_edit(("were",), ("have",)) == "were \u2192 have"
     assert format_edit((), ("of",)) == "\u03b5 \u2192 of"
     assert format_edit(("the", "a"), ()) == "the a \u2192 \u03b5"
-    assert [parse_rating(t) for t in ("4", " 5.", "Score: 2", "10", "0", "3.5", "none")] == \
+    actual = [parse_rating(t) for t in ("4", " 5.", "Score: 2", "10", "0", "3.5", "none")]
+    assert actual == \
         [4, 5, 2, None, None, None, None]

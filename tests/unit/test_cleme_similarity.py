@@ -74,11 +74,15 @@ def test_similarity_weights_are_ptscore_differences(tmp_path: Path) -> None:
     # vs ref0: FP_ne (go->goes), FP_un (bus->car), FN (the inserted "!", from the reference)
     got0, got1 = stats[0].refs[0].weights, stats[0].refs[1].weights
     assert got0 is not None and got1 is not None
-    assert [len(g) for g in got0] == [0, 1, 1, 1]
-    assert [x for g in got0 for x in g] == pytest.approx(
+    actual = [len(g) for g in got0]
+    assert actual == [0, 1, 1, 1]
+    actual = [x for g in got0 for x in g]
+    assert actual == pytest.approx(
         [abs(f[1] - f[0]), abs(f[2] - f[0]), abs(f[3] - f[0])])
-    assert [len(g) for g in got1] == [0, 1, 1, 0]
-    assert [x for g in got1 for x in g] == pytest.approx([abs(f[5] - f[4]), abs(f[6] - f[4])])
+    actual = [len(g) for g in got1]
+    assert actual == [0, 1, 1, 0]
+    actual = [x for g in got1 for x in g]
+    assert actual == pytest.approx([abs(f[5] - f[4]), abs(f[6] - f[4])])
     assert stats[0].refs[0].tn == 4 and stats[1].refs[0].tn == 1
     w = got0
     assert all(0.0 < x < 1.0 for group in w for x in group)

@@ -29,5 +29,6 @@ def test_plain_text_inputs_give_the_hand_computed_counts(tmp_path: Path) -> None
         {"F": 1.25 * p * r / (0.25 * p + r), "P": p, "R": r, "Acc": 8 / 11, "TP": 2, "FP": 2,
          "FN": 1, "TN": 6})
     ind = CLEME2Metric(assumption="independent").score(data, hyp)
-    assert (ind.fields["TP"], ind.fields["FP_ne"], ind.fields["FP_un"], ind.fields["FN"]) == \
+    actual = (ind.fields["TP"], ind.fields["FP_ne"], ind.fields["FP_un"], ind.fields["FN"])
+    assert actual == \
         (3, 0, 1, 1)

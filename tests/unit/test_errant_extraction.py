@@ -58,7 +58,8 @@ def test_parses_each_distinct_sentence_once(annotator) -> None:
     # Unchanged sentences are never parsed; the shared correction is parsed once.
     assert sorted(fresh._docs) == ["He go home .", "He goes home ."]
     assert corpus[0].edits(0) == corpus[0].edits(1)
-    assert [(e.start, e.end, e.correction, e.type) for e in corpus[0].edits(0)] == [
+    actual = [(e.start, e.end, e.correction, e.type) for e in corpus[0].edits(0)]
+    assert actual == [
         (1, 2, ("goes",), "R:VERB:SVA")]
     assert corpus[1].edits(0) == () and corpus[1].annotators == (0, 1)
 

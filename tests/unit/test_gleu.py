@@ -94,8 +94,10 @@ def test_single_reference_is_one_iteration() -> None:
 
 def test_mean_std_ci_matches_the_normal_interval() -> None:
     mean, std, lo, hi = mean_std_ci([0.2, 0.4])
-    assert (mean, std) == pytest.approx((0.3, 0.1))
-    assert (lo, hi) == pytest.approx((0.3 - 0.1959963984540054, 0.3 + 0.1959963984540054))
+    actual = (mean, std)
+    assert actual == pytest.approx((0.3, 0.1))
+    actual = (lo, hi)
+    assert actual == pytest.approx((0.3 - 0.1959963984540054, 0.3 + 0.1959963984540054))
 
 
 def test_plain_text_references_and_sentence_scores(tmp_path: Path) -> None:

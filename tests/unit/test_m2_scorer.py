@@ -50,7 +50,8 @@ def test_unchanged_hypothesis_proposes_nothing() -> None:
     counts, metric, stats = _score(SVA, ["This are a sentence ."])
     assert counts == {"c": 0, "p": 0, "g": 1}
     score = metric.aggregate(stats)
-    assert (score.fields["P"], score.fields["R"], score.fields["F0.5"]) == (1.0, 0.0, 0.0)
+    actual = (score.fields["P"], score.fields["R"], score.fields["F0.5"])
+    assert actual == (1.0, 0.0, 0.0)
 
 
 def test_gold_edit_spanning_an_unchanged_word_is_found() -> None:
@@ -78,7 +79,8 @@ def test_sentence_without_a_lines_is_an_annotator_without_edits() -> None:
     m2 = "S Keeping the Secret\n\n" + SVA
     counts, _, stats = _score(m2, ["Keeping a Secret", "This is a sentence ."])
     assert counts == {"c": 1, "p": 2, "g": 1}
-    assert [r.annotator for s in stats for r in s.rows] == [0, 0]
+    actual = [r.annotator for s in stats for r in s.rows]
+    assert actual == [0, 0]
 
 
 def test_insertions_and_double_insertion() -> None:
@@ -100,7 +102,8 @@ def test_deletion_and_several_gold_edits() -> None:
     rows = stats[0].rows
     # annotator 0: "diagnosed" and the deletion of "out" match (2 of 3 gold edits);
     # annotator 1: the merged span 3-5 and the insertion of "a" match (2 of 2)
-    assert [(r.annotator, r.correct, r.proposed, r.gold) for r in rows] == [
+    actual = [(r.annotator, r.correct, r.proposed, r.gold) for r in rows]
+    assert actual == [
         (0, 2, 3, 3), (1, 2, 2, 2)]
     assert counts == {"c": 2, "p": 2, "g": 2}
     assert metric.details(stats)[0].annotator == 1
@@ -130,8 +133,10 @@ def test_cumulative_annotator_choice_differs_from_local_choice() -> None:
     cand = M2SentenceStats((M2Row(0, 1, 1, 5), M2Row(1, 0, 0, 0)))
     # alone, annotator 1 (F = 1) is best; after the first sentence, annotator 0 raises the
     # cumulative F (11/21, 11/45 -> 0.4264 > 10/20, 10/40 -> 0.4167)
-    assert [r.annotator for r in select_rows([prior, cand], 0.5)] == [0, 0]
-    assert [r.annotator for r in select_rows([cand], 0.5)] == [1]
+    actual = [r.annotator for r in select_rows([prior, cand], 0.5)]
+    assert actual == [0, 0]
+    actual = [r.annotator for r in select_rows([cand], 0.5)]
+    assert actual == [1]
 
 
 def test_annotator_ties() -> None:
@@ -150,7 +155,8 @@ def test_exact_f_ties_are_not_decided_by_rounding() -> None:
     prior = M2SentenceStats((M2Row(0, 35, 83, 115),))
     tie = M2SentenceStats((M2Row(0, 1, 8, 7), M2Row(1, 1, 7, 11)))
     assert prf(36, 91, 122, 0.5)[2] < prf(36, 90, 126, 0.5)[2]
-    assert [r.annotator for r in select_rows([prior, tie], 0.5)] == [0, 0]
+    actual = [r.annotator for r in select_rows([prior, tie], 0.5)]
+    assert actual == [0, 0]
 
 
 def test_prf_conventions() -> None:
@@ -163,7 +169,8 @@ def test_lattice_is_the_union_of_both_substitution_costs() -> None:
     lat = build_lattice(("a", "b"), ("a", "c"))
     # sub cost 1: a=a, b->c; sub cost 2 adds deleting b and inserting c (either order)
     w = lat.width
-    assert [divmod(v, w) for v in lat.nodes] == [(0, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
+    actual = [divmod(v, w) for v in lat.nodes]
+    assert actual == [(0, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
     assert lat.n_steps == 6  # a=a, b->c, and del b + ins c in both orders
 
 
@@ -181,7 +188,8 @@ def test_verbose_details_in_score() -> None:
     hyp = Hypothesis("s", [("This", "is", "a", "sentence", ".")])
     score = M2Metric(verbose=True).score(data, hyp)
     (detail,) = score.details["sentences"]
-    assert (detail.annotator, detail.proposed, detail.gold, detail.correct) == (
+    actual = (detail.annotator, detail.proposed, detail.gold, detail.correct)
+    assert actual == (
         0, ((1, 2, "are", "is"),), ((1, 2, "are", "is"),), ((1, 2, "are", "is"),))
 
 
@@ -332,5 +340,6 @@ def test_dynamic_programme_equals_brute_force_over_materialised_arcs() -> None:
         lat = build_lattice(src, hyp)
         path = best_path(lat, golds, k)
         # the DP's path is contiguous from the first to the last cell
-        assert [(a.start, a.hstart) for a in path[1:]] == [(a.end, a.hend) for a in path[:-1]]
+        actual = [(a.start, a.hstart) for a in path[1:]]
+        assert actual == [(a.end, a.hend) for a in path[:-1]]
         assert _brute_force_score(src, hyp, golds, k) == _dp_score(lat, golds, k)

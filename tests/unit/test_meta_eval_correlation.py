@@ -17,12 +17,15 @@ HUMAN = {"A": 4.0, "B": 3.0, "C": 2.0, "D": 1.0, "E": 0.0}
 
 def test_perfect_reversed_and_partial() -> None:
     same = correlate({"A": 10, "B": 8, "C": 6, "D": 4, "E": 2}, HUMAN)
-    assert (same.pearson, same.spearman, same.kendall) == pytest.approx((1.0, 1.0, 1.0))
+    actual = (same.pearson, same.spearman, same.kendall)
+    assert actual == pytest.approx((1.0, 1.0, 1.0))
     rev = correlate({"A": 0, "B": 1, "C": 2, "D": 3, "E": 4}, HUMAN)
-    assert (rev.pearson, rev.spearman, rev.kendall) == pytest.approx((-1.0, -1.0, -1.0))
+    actual = (rev.pearson, rev.spearman, rev.kendall)
+    assert actual == pytest.approx((-1.0, -1.0, -1.0))
     # metric 4,3,2,0,1: one swapped pair of 10 -> tau = (9-1)/10; rho = 1 - 6*2/(5*24)
     part = correlate({"A": 4, "B": 3, "C": 2, "D": 0, "E": 1}, HUMAN)
-    assert (part.spearman, part.kendall) == pytest.approx((0.9, 0.8))
+    actual = (part.spearman, part.kendall)
+    assert actual == pytest.approx((0.9, 0.8))
     assert part.pearson == pytest.approx(0.9)
     assert part.systems == ("A", "B", "C", "D", "E")
     assert part.human == (4.0, 3.0, 2.0, 1.0, 0.0)
@@ -47,9 +50,11 @@ def test_window_analysis_sorts_by_human_score() -> None:
     metric = {"A": 1, "B": 2, "C": 3, "D": 4, "E": 0}
     human = {"E": 0.0, "D": 1.0, "C": 2.0, "B": 3.0, "A": 4.0}
     wins = window_analysis(metric, human, window=3)
-    assert [(w.start, w.end, w.systems) for w in wins] == [
+    actual = [(w.start, w.end, w.systems) for w in wins]
+    assert actual == [
         (0, 2, ("A", "B", "C")), (1, 3, ("B", "C", "D")), (2, 4, ("C", "D", "E"))]
-    assert [w.spearman for w in wins] == pytest.approx([-1.0, -1.0, 0.5])
+    actual = [w.spearman for w in wins]
+    assert actual == pytest.approx([-1.0, -1.0, 0.5])
     with pytest.raises(ConfigError):
         window_analysis(metric, human, window=6)
     with pytest.raises(ConfigError):

@@ -33,7 +33,8 @@ def test_pairwise_counts() -> None:
     assert counts.systems == ("A", "B", "C", "D")
     assert dict(counts.wins) == {("A", "B"): 3, ("B", "A"): 1, ("A", "C"): 1, ("C", "A"): 1,
                                  ("B", "C"): 2}
-    assert (counts.tied("A", "C"), counts.tied("D", "A")) == (1, 1)
+    actual = (counts.tied("A", "C"), counts.tied("D", "A"))
+    assert actual == (1, 1)
     assert counts.win_rate("A", "B") == 0.75
     assert counts.win_rate("A", "D") is None
 
@@ -73,7 +74,8 @@ def test_trueskill_single_win_is_symmetric_and_local() -> None:
     draw = trueskill_scores([C("A", "B", TIE)])
     assert draw == pytest.approx({"A": 0.0, "B": 0.0}, abs=1e-12)
     # no global environment was installed or changed
-    assert (trueskill.global_env().mu, trueskill.global_env().sigma) == before
+    actual = (trueskill.global_env().mu, trueskill.global_env().sigma)
+    assert actual == before
 
 
 def test_trueskill_is_order_dependent_and_deterministic() -> None:
@@ -109,7 +111,8 @@ def test_sentence_comparisons_from_metric_scores() -> None:
     got = [(c.a, c.b, c.outcome, c.sentence) for c in sentence_comparisons(scores)]
     assert got == [("X", "Y", WIN, 0), ("X", "Y", TIE, 1), ("X", "Y", LOSS, 2)]
     low = sentence_comparisons(scores, ["X", "Y"], sentences=[2], higher_is_better=False)
-    assert [(c.a, c.b, c.outcome) for c in low] == [("X", "Y", WIN)]
+    actual = [(c.a, c.b, c.outcome) for c in low]
+    assert actual == [("X", "Y", WIN)]
     assert expected_wins(sentence_comparisons(scores)) == pytest.approx({"X": 0.5, "Y": 0.5})
     with pytest.raises(ConfigError, match="different numbers"):
         sentence_comparisons({"X": [1.0], "Y": [1.0, 2.0]})

@@ -28,27 +28,33 @@ def test_worked_example_ties_disagree() -> None:
     # item 1 pairs with different human ranks: A>B ok, A>C ok, A>D wrong, B>D wrong, C>D wrong
     # (B=C is a human tie: skipped). Item 2: B>A but the metric ties -> disagreement.
     a = sentence_agreement(j, SCORES, ["A", "B", "C", "D"], rows=ROWS)
-    assert (a.pairs, a.agree, a.disagree, a.ties) == (6, 2, 4, 1)
-    assert (a.accuracy, a.kendall) == pytest.approx((2 / 6, -2 / 6))
+    actual = (a.pairs, a.agree, a.disagree, a.ties)
+    assert actual == (6, 2, 4, 1)
+    actual = (a.accuracy, a.kendall)
+    assert actual == pytest.approx((2 / 6, -2 / 6))
 
 
 def test_worked_example_first_loses() -> None:
     j = parse_appraise(XML, index_base=0)
     # the tie (A, B) on sentence 7 reads "A (first in the order) is worse": agrees with B>A
     a = sentence_agreement(j, SCORES, ["A", "B", "C", "D"], rows=ROWS, ties="first-loses")
-    assert (a.pairs, a.agree, a.disagree, a.ties) == (6, 3, 3, 1)
+    actual = (a.pairs, a.agree, a.disagree, a.ties)
+    assert actual == (6, 3, 3, 1)
     # with B listed first, B "loses" the tie: now it disagrees
     b = sentence_agreement(j, SCORES, ["B", "A", "C", "D"], rows=ROWS, ties="first-loses")
-    assert (b.agree, b.disagree) == (2, 4)
+    actual = (b.agree, b.disagree)
+    assert actual == (2, 4)
 
 
 def test_lower_is_better_and_system_subset() -> None:
     j = parse_appraise(XML, index_base=0)
     neg = {s: [-v for v in vals] for s, vals in SCORES.items()}
     a = sentence_agreement(j, neg, ["A", "B", "C", "D"], rows=ROWS, higher_is_better=False)
-    assert (a.agree, a.disagree, a.ties) == (2, 4, 1)
+    actual = (a.agree, a.disagree, a.ties)
+    assert actual == (2, 4, 1)
     sub = sentence_agreement(j, SCORES, ["A", "D"], rows=ROWS)
-    assert (sub.pairs, sub.agree) == (1, 0)
+    actual = (sub.pairs, sub.agree)
+    assert actual == (1, 0)
 
 
 def test_errors() -> None:

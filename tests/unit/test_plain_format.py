@@ -22,7 +22,8 @@ def test_length_mismatch(tmp_path: Path) -> None:
     with pytest.raises(LengthMismatchError) as err:
         read_lines(p, expected=3, expected_from="src.txt")
     msg = str(err.value)
-    assert (err.value.expected, err.value.got) == (3, 2)
+    actual = (err.value.expected, err.value.got)
+    assert actual == (3, 2)
     assert str(p) in msg and "src.txt" in msg
 
 

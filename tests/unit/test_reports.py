@@ -61,20 +61,23 @@ def test_best_reference_and_alternatives() -> None:
 def test_report_model_holds_scores_types_and_sentences() -> None:
     rep = _toy_report(n_samples=300)
     assert rep.systems == ["good", "over", "copy"]
-    assert [m.name for m in rep.metrics] == ["toy-editf", "toy-disentangled", "toy-exact"]
+    actual = [m.name for m in rep.metrics]
+    assert actual == ["toy-editf", "toy-disentangled", "toy-exact"]
     good = rep.score("good", "toy-editf")
     assert good is not None and good.value == pytest.approx(1.25 * (5 / 7) / (0.25 + 5 / 7))
     assert good.interval is not None and good.interval["n_samples"] == 300
     assert good.interval["low"] <= good.interval["high"]
     assert set(good.field_intervals) == {"TP", "FP", "FN", "P", "R", "F0.5"}
-    assert [s.rank for s in rep.scores if s.metric == "toy-editf"] == [1, 2, 3]
+    actual = [s.rank for s in rep.scores if s.metric == "toy-editf"]
+    assert actual == [1, 2, 3]
     assert outcome_totals(rep, "over") == {"tp": 3, "fp_ne": 1, "fp_un": 2, "fn": 4}
     rows = {r.type: (r.tp, r.fp_ne, r.fp_un, r.fn) for r in rep.per_type[OUTCOME_TABLE]["over"]}
     assert rows["R:ADJ"] == (0, 0, 1, 0) and rows["R:VERB:TENSE"] == (0, 1, 0, 0)
     assert len(rep.sentences) == 5
     s2 = rep.sentences[1]
     assert s2.source == "She like apple ."
-    assert [r.text for r in s2.references] == ["She likes apples .", "She likes apple s ."]
+    actual = [r.text for r in s2.references]
+    assert actual == ["She likes apples .", "She likes apple s ."]
     assert s2.systems["good"].scores["toy-exact"] == 0.0
 
 
@@ -179,8 +182,9 @@ def test_plain_text_references_give_text_only_sentences(tmp_path: Path) -> None:
     m = ExactMatch()
     rep = build_report(data, [h], [m.evaluate(data, h)], [m])
     assert rep.score("sys", "toy-exact").value == pytest.approx(0.5)
-    assert [(s.source, [r.text for r in s.references], s.systems["sys"].hypothesis,
-             s.systems["sys"].edits, s.systems["sys"].scores) for s in rep.sentences] == [
+    actual = [(s.source, [r.text for r in s.references], s.systems["sys"].hypothesis,
+             s.systems["sys"].edits, s.systems["sys"].scores) for s in rep.sentences]
+    assert actual == [
         ("He go home .", ["He goes home ."], "He goes home .", [], {"toy-exact": 1.0}),
         ("It is .", ["It is ."], "It is !", [], {"toy-exact": 0.0})]
     assert any("plain text" in w for w in rep.inputs["warnings"])

@@ -64,10 +64,13 @@ def test_overlap_and_edit_distance():
 
 def test_outcome_matrix():
     # Table 2 (errorful) and Table 4 (grammatical)
-    assert [outcome(g, True, True) for g in ("better", "same", "worse")] == \
+    actual = [outcome(g, True, True) for g in ("better", "same", "worse")]
+    assert actual == \
         ["success", "draw", "failure"]
-    assert [outcome(g, False, True) for g in ("better", "same", "worse")] == ["failure"] * 3
-    assert [outcome(g, True, False) for g in ("better", "same", "worse")] == \
+    actual = [outcome(g, False, True) for g in ("better", "same", "worse")]
+    assert actual == ["failure"] * 3
+    actual = [outcome(g, True, False) for g in ("better", "same", "worse")]
+    assert actual == \
         ["success", "success", "failure"]
     assert outcome("same", False, False) == "failure"
 
@@ -95,7 +98,8 @@ def test_evaluate_methods_with_oracle(lm):
     assert ev.errorful["oracle"].outcomes == ["success", "draw"]
     assert ev.grammatical["greedy"].outcomes == ["success"]
     assert ev.grammatical["one_best"].outcomes == ["failure"]   # "go" is worse for the LM
-    assert (ev.n_errorful, ev.n_grammatical) == (2, 1)
+    actual = (ev.n_errorful, ev.n_grammatical)
+    assert actual == (2, 1)
     md = ev.to_markdown()
     assert "| greedy (G) | 50% (1) | 0% (0) | 50% (1) | 2 |" in md
     assert "| Oracle | 50% (1) | 50% (1) | - | - |" in md

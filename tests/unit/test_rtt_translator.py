@@ -89,11 +89,13 @@ def test_http_backend_batches_and_round_trips(server):
     out = tr.round_trip(SENTS, "pg")
     assert out == ["he goes to school", "", "the cat sat", "he goes home", "a b c"]
     # one request per direction for the whole batch; the empty sentence is not sent
-    assert [(r["source"], r["target"], len(r["q"])) for r in _Handler.requests] == [
+    actual = [(r["source"], r["target"], len(r["q"])) for r in _Handler.requests]
+    assert actual == [
         ("en", "pg", 4), ("pg", "en", 4)]
     small = HttpTranslator(server, batch_size=3)
     small.translate(SENTS, "en", "pg")
-    assert [len(r["q"]) for r in _Handler.requests[2:]] == [3, 1]
+    actual = [len(r["q"]) for r in _Handler.requests[2:]]
+    assert actual == [3, 1]
 
 
 def test_http_errors(server):
@@ -116,10 +118,12 @@ def test_cache_reuses_round_trips(server, tmp_path):
     assert n_req == 2
     assert cached.round_trip(SENTS, "pg") == first
     assert len(_Handler.requests) == n_req          # served from the cache
-    assert (cached.hits, cached.misses) == (5, 5)
+    actual = (cached.hits, cached.misses)
+    assert actual == (5, 5)
     # a new sentence only: one batch with just that sentence
     assert cached.round_trip(["he go out", "a b c"], "pg") == ["he goes out", "a b c"]
-    assert [len(r["q"]) for r in _Handler.requests[n_req:]] == [1, 1]
+    actual = [len(r["q"]) for r in _Handler.requests[n_req:]]
+    assert actual == [1, 1]
     # persisted on disk, keyed by backend too
     again = RoundTripCache(tmp_path)
     assert again.get_many(f"http:{server}", "pg", ["he go home"]) == {"he go home": "he goes home"}

@@ -52,7 +52,8 @@ def test_all_resamples_of_four_sentences_match_brute_force() -> None:
         values = bootstrap_samples(metric, stats, indices=every)["value"]
         assert sorted(values.tolist()) == pytest.approx(brute)
         lo, hi = percentile_interval(values)
-        assert (lo, hi) == pytest.approx((_quantile(brute, 0.025), _quantile(brute, 0.975)))
+        actual = (lo, hi)
+        assert actual == pytest.approx((_quantile(brute, 0.025), _quantile(brute, 0.975)))
 
 
 def test_random_resampling_converges_to_the_exact_distribution() -> None:
@@ -108,7 +109,8 @@ def test_paired_bootstrap_p_value_matches_hand_computation() -> None:
     c = sum(abs(d - diffs.mean()) >= abs(obs) - 1e-12 for d in diffs)
     for metric in (EditF(), EditFFast()):
         got = paired_bootstrap(metric, sa, sb, indices=idx)
-        assert (got.delta, got.p_value) == pytest.approx((obs, (c + 1) / 501))
+        actual = (got.delta, got.p_value)
+        assert actual == pytest.approx((obs, (c + 1) / 501))
 
 
 def test_identical_systems_have_p_one() -> None:
@@ -138,8 +140,10 @@ def test_paired_test_ranks_and_groups() -> None:
     results = [metric.evaluate(data, h) for h in hyps]
     pt = PairedTest(metric, results, n_samples=300, seed=5)
     ranking = pt.ranking()
-    assert [r.system for r in ranking] == ["good", "over", "copy"]
-    assert [r.rank for r in ranking] == [1, 2, 3]
+    actual = [r.system for r in ranking]
+    assert actual == ["good", "over", "copy"]
+    actual = [r.rank for r in ranking]
+    assert actual == [1, 2, 3]
     assert ranking[0].versus_leader is None
     assert ranking[0].interval is not None and ranking[0].interval.n_samples == 300
     # the shared resamples make pairwise bootstrap comparisons consistent with paired_bootstrap

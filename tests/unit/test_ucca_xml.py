@@ -123,8 +123,10 @@ def test_data_model() -> None:
     assert p.annotation_id == "0"
     assert p.attrib == {"userID": "5"}
     assert p.tokens == ("John", "moved", "to", "Péris", ".")
-    assert [t.punct for t in p.terminals] == [False, False, False, False, True]
-    assert [t.position for t in p.terminals] == [1, 2, 3, 4, 5]
+    actual = [t.punct for t in p.terminals]
+    assert actual == [False, False, False, False, True]
+    actual = [t.position for t in p.terminals]
+    assert actual == [1, 2, 3, 4, 5]
     assert p.root().id == "1.1"
     assert p.units["1.8"].implicit
     assert not p.units["1.3"].implicit
@@ -149,7 +151,8 @@ def test_yields_exclude_punctuation_and_remote() -> None:
         "1.6": [2], "1.7": [3], "1.8": [], "1.9": []}
     g2 = EvalGraph(parse_passage(SAMPLE), include_punct=True)
     assert sorted(g2.yields["1.1"]) == [0, 1, 2, 3, 4]
-    assert [(e.label, e.kind) for e in g.edges] == [
+    actual = [(e.label, e.kind) for e in g.edges]
+    assert actual == [
         ("H", "primary"), ("A", "primary"), ("P", "primary"), ("A", "primary"),
         ("A", "implicit"), ("A", "remote"), ("R", "primary"), ("C", "primary")]
 
@@ -176,7 +179,8 @@ def test_builder_passage_round_trips() -> None:
     p.add_edge(v, a, "A", remote=True)
     q = parse_passage(passage_to_xml(p))
     assert q == p
-    assert (scene, a, v, imp, u) == ("1.2", "1.3", "1.4", "1.5", "1.6")
+    actual = (scene, a, v, imp, u)
+    assert actual == ("1.2", "1.3", "1.4", "1.5", "1.6")
     assert q.units[imp].implicit
 
 
@@ -209,7 +213,8 @@ def test_format_errors_name_file_and_line(text: str, message: str, line: int) ->
     with pytest.raises(FormatError) as info:
         parse_passage(text, "bad.xml")
     assert message in str(info.value)
-    assert (info.value.path, info.value.line) == ("bad.xml", line)
+    actual = (info.value.path, info.value.line)
+    assert actual == ("bad.xml", line)
 
 
 def test_remote_cycle_is_allowed() -> None:

@@ -70,8 +70,10 @@ def test_gold_parser_lookup(gold: Path) -> None:
     assert isinstance(parser, SemanticParser)
     assert parser.ids() == ["c1", "s1", "s2"]
     assert parser.get("s2").tokens == ("It", "is", "fine", ".")
-    assert [p.id for p in parser.parse([["It", "is", "fine", "."]])] == ["s2"]
-    assert [p.id for p in parser.parse([], ids=["c1"])] == ["c1"]
+    actual = [p.id for p in parser.parse([["It", "is", "fine", "."]])]
+    assert actual == ["s2"]
+    actual = [p.id for p in parser.parse([], ids=["c1"])]
+    assert actual == ["c1"]
     with pytest.raises(FormatError, match="no gold passage"):
         parser.parse([["Unknown", "words"]])
     with pytest.raises(FormatError, match="no passage 'zz'"):
