@@ -122,7 +122,7 @@ class IMeasureGold:
 
 
 class _Node:
-    __slots__ = ("tag", "attrs", "children", "text", "line")
+    __slots__ = ("attrs", "children", "line", "tag", "text")
 
     def __init__(self, tag: str, attrs: dict[str, str], line: int) -> None:
         self.tag = tag
@@ -239,7 +239,7 @@ def parse_gold(text: str, path: PathLike | None = None) -> IMeasureGold:
         script_nodes = _children(root, "script", path)
     else:
         raise FormatError(f"root element is <{root.tag}>; expected <scripts>", path, root.line)
-    scripts = []
+    scripts: list[Script] = []
     for snode in script_nodes:
         sents = tuple(_sentence(n, path) for n in _children(snode, "sentence", path))
         scripts.append(Script(snode.attrs.get("id", str(len(scripts) + 1)), sents))
@@ -376,7 +376,7 @@ def treebank_tokenize(text: str) -> list[str]:
 
 
 def m2_to_gold(corpus: Corpus, *, retokenize: str | Callable[[str], list[str]] | None = None,
-               script_id: str = "1") -> IMeasureGold:
+               all_annotators: bool = False, script_id: str = "1") -> IMeasureGold:
     """Convert an M2 corpus to I-measure gold, clustering each sentence's edits into errors.
 
     As the reference converter: only the first of ``||`` alternative corrections is used;
@@ -386,7 +386,12 @@ def m2_to_gold(corpus: Corpus, *, retokenize: str | Callable[[str], list[str]] |
     distinct edit types with ``/`` (first-seen order: the reference tool used set order).
     ``retokenize`` ("treebank" or a callable) re-tokenises corrections as the tool's
     ``nltk.word_tokenize`` call did; by default corrections keep the M2 tokenisation.
+    ``all_annotators`` counts every annotator of the corpus in every sentence's ``numann``
+    (for corpora such as the combined CoNLL-2014 M2 whose sentences without edits carry no
+    noop line, although both annotators saw every sentence); by default only the annotators
+    present in the sentence's block count, as in the reference converter.
     """
+    everyone = set(corpus.annotators)
     tok: Callable[[str], list[str]] | None
     if retokenize == "treebank":
         tok = treebank_tokenize
@@ -403,15 +408,16 @@ def m2_to_gold(corpus: Corpus, *, retokenize: str | Callable[[str], list[str]] |
                 if tok is not None:
                     text = " ".join(tok(text))
                 edits.append(_M2Edit(e.start, e.end, e.type, text, ann.annotator))
-        numann = len({a.annotator for a in sent.annotations})
+        present = {a.annotator for a in sent.annotations}
+        numann = len(present | everyone) if all_annotators else len(present)
         errors = []
         for ci, cluster in enumerate(cluster_edits(edits), start=1):
             by_ann: dict[int, list[_M2Edit]] = {}
-            for e in sorted(cluster, key=lambda x: x.annotator):
-                by_ann.setdefault(e.annotator, []).append(e)
-            alts = tuple(Alternative(str(a), tuple(Correction(e.start, e.end, e.text) for e in es))
-                         for a, es in by_ann.items())
-            types = list(dict.fromkeys(e.type for e in cluster))
+            for me in sorted(cluster, key=lambda x: x.annotator):
+                by_ann.setdefault(me.annotator, []).append(me)
+            alts = tuple(Alternative(str(a), tuple(Correction(m.start, m.end, m.text) for m in ms))
+                         for a, ms in by_ann.items())
+            types = list(dict.fromkeys(m.type for m in cluster))
             errors.append(Error(str(ci), "/".join(types), len(alts) == numann, alts))
         sentences.append(GoldSentence(str(si), " ".join(sent.source), numann, tuple(errors)))
     return IMeasureGold((Script(script_id, tuple(sentences)),), corpus.path)

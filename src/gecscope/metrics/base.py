@@ -97,11 +97,25 @@ class EvalData:
 
     @cached_property
     def m2(self) -> Corpus | None:
-        """The gold M2 corpus, if the references are a single M2 file."""
+        """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML.
+
+        Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
+        metrics can score against it too; the parsed XML stays in the cache for the I-measure.
+        """
         from gecscope.formats.m2 import read_m2
 
-        if len(self.reference_paths) == 1 and looks_like_m2(self.reference_paths[0]):
-            return read_m2(self.reference_paths[0])
+        if len(self.reference_paths) != 1:
+            return None
+        path = self.reference_paths[0]
+        if looks_like_m2(path):
+            return read_m2(path)
+        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, read_gold
+
+        if looks_like_gold(path):
+            gold = read_gold(path)
+            self.cache["imeasure-gold"] = gold
+            corpus = gold_to_m2(gold)
+            return Corpus(corpus.sentences, path)
         return None
 
     def require_m2(self, metric: str) -> Corpus:

@@ -1,0 +1,248 @@
+"""The I-measure (Felice & Briscoe 2015): weighted accuracy and improvement over the source.
+
+Each hypothesis is aligned token by token with its source and a gold reference (three-way
+alignment); every aligned column is a TP, TN, FP, FN (and FPN, a wrong correction) for
+detection and for correction. From the counts come P, R, F_beta, accuracy, weighted accuracy
+WAcc (true and false positives weighted by ``w``) and the same for the do-nothing baseline
+(the source as hypothesis, on the same alignment); the Improvement I places the system's WAcc
+between the baseline and the bounds (positive: the text improved).
+
+The gold standard may allow many references (every combination of the annotators'
+corrections); per sentence the reference that maximises a chosen metric is used. References are
+read from I-measure gold XML (``--ref gold.xml``) or converted on the fly from an M2 file.
+
+Reproduces mfelice/imeasure (``ieval.py``) with two documented differences: I is 0 when the
+system ties with the baseline (the tool returns ``floor(WAcc)``, i.e. 1 for a perfect tie;
+``tie_i="floor"`` restores it), and the search over references is decomposed so that it
+finishes (``search="exhaustive"`` runs the tool's enumeration). See docs/imeasure.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gecscope.errors import ConfigError
+from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score, SystemResult
+from gecscope.metrics.imeasure_core import (
+    METRICS,
+    ZERO,
+    AspectScores,
+    Counts,
+    aspect_scores,
+    selection_key,
+)
+from gecscope.metrics.imeasure_search import (
+    Option,
+    decomposed_options,
+    exhaustive_options,
+    n_candidates_upper,
+)
+from gecscope.types import Tokens
+
+#: largest candidate set enumerated when a sentence cannot be decomposed
+MAX_ENUMERATION = 1 << 16
+
+COLUMNS = ("tp", "tn", "fp", "fn", "fpn", "p", "r", "f", "acc", "acc_b", "wacc", "wacc_b", "i")
+
+
+@dataclass(frozen=True, slots=True)
+class IMeasureSentence:
+    """Per-sentence statistics: every distinct outcome (counts) in first-witness order, and the
+    one chosen when optimising per sentence. Corpus optimisation re-runs the choice in order."""
+
+    options: tuple[Option, ...]
+    best: int
+
+    @property
+    def counts(self) -> Counts:
+        return self.options[self.best].counts
+
+    @property
+    def reference(self) -> Tokens:
+        return self.options[self.best].reference
+
+
+def load_gold(data: EvalData) -> IMeasureGold:
+    """The gold of ``data``: its XML reference, or its M2 reference converted (cached)."""
+    if "imeasure-gold" in data.cache:
+        gold: IMeasureGold = data.cache["imeasure-gold"]
+        return gold
+    from gecscope.formats.imeasure_xml import looks_like_gold, m2_to_gold, read_gold
+
+    paths = data.reference_paths
+    if len(paths) != 1:
+        raise ConfigError("imeasure needs one reference file: I-measure gold XML or an M2 file "
+                          f"(got {len(paths)})")
+    if paths[0].lower().endswith(".xml") or looks_like_gold(paths[0]):
+        gold = read_gold(paths[0])
+    else:
+        gold = m2_to_gold(data.require_m2("imeasure"))
+    data.cache["imeasure-gold"] = gold
+    return gold
+
+
+class IMeasureMetric(Metric):
+    """I-measure: three-way alignment counts, weighted accuracy and Improvement over the source."""
+
+    name = "imeasure"
+    description = "I-measure (Felice & Briscoe 2015): WAcc and Improvement over the source"
+
+    @dataclass(frozen=True)
+    class Config:
+        """Options (names follow the tool: ``-nomix``, ``-max:``, ``-opt:``, ``-b:``, ``-w:``).
+
+        ``maximise`` is an aspect letter (d detection, c correction) followed by a metric
+        (tp tn fp fn p r f acc wacc i). ``search``: ``auto`` decomposes each sentence into
+        regions cut where ``window`` consecutive tokens are shared by source, hypothesis and
+        every candidate (see docs/imeasure.md: agrees with enumeration on every tested case)
+        and falls back to enumeration when that is unsafe; ``exhaustive`` enumerates every
+        candidate as the tool does (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
+        ``floor`` (the tool's floor(WAcc)). ``main``: the headline column, e.g. ``c_i``.
+        """
+
+        mix: bool = True
+        maximise: str = "cwacc"
+        optimise: str = "sent"
+        beta: float = 1.0
+        w: float = 2.0
+        tie_i: str = "zero"
+        search: str = "auto"
+        window: int = 2
+        main: str = "c_i"
+
+        def __post_init__(self) -> None:
+            m = self.maximise.lower()
+            if len(m) < 2 or m[0] not in "dc" or m[1:] not in METRICS:
+                raise ConfigError(f"imeasure: maximise={self.maximise!r}: expected d or c followed "
+                                  f"by one of {', '.join(METRICS)} (e.g. cwacc, di, cf)")
+            if self.optimise not in ("sent", "corpus"):
+                raise ConfigError(f"imeasure: optimise={self.optimise!r}: expected sent or corpus")
+            if self.beta <= 0:
+                raise ConfigError(f"imeasure: beta={self.beta} must be positive")
+            if self.w <= 0:
+                raise ConfigError(f"imeasure: w={self.w} must be positive")
+            if self.tie_i not in ("zero", "floor"):
+                raise ConfigError(f"imeasure: tie_i={self.tie_i!r}: expected zero or floor")
+            if self.search not in ("auto", "exhaustive"):
+                raise ConfigError(f"imeasure: search={self.search!r}: expected auto or exhaustive")
+            if self.window < 1:
+                raise ConfigError(f"imeasure: window={self.window} must be at least 1")
+            aspect, _, col = self.main.partition("_")
+            if aspect not in ("d", "c") or col not in COLUMNS:
+                raise ConfigError(f"imeasure: main={self.main!r}: expected d_ or c_ followed by "
+                                  f"one of {', '.join(COLUMNS)}")
+
+    # -- statistics ------------------------------------------------------------------------
+
+    def _key(self, c: Counts) -> tuple[float, ...]:
+        cfg = self.config
+        m = cfg.maximise.lower()
+        return selection_key(c, m[0], m[1:], cfg.beta, cfg.w, cfg.tie_i)
+
+    def sentence_options(self, sentence: GoldSentence, hyp: Sequence[str],
+                         cache: dict[Any, Any] | None = None) -> list[Option]:
+        """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure_search`)."""
+        cfg = self.config
+        if cfg.mix and cfg.search == "auto":
+            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache)
+            if opts is not None:
+                return opts
+            n = n_candidates_upper(sentence)
+            if n > MAX_ENUMERATION:
+                raise ConfigError(
+                    f"imeasure: sentence {sentence.id} has up to {n} candidate references and "
+                    "cannot be split into independent regions; enumerating them would not "
+                    "finish. Use --option mix=false (one reference per annotator).")
+        return exhaustive_options(sentence, hyp, cfg.mix)
+
+    def sentence_stats_gold(self, gold: IMeasureGold, hyps: Sequence[Sequence[str]],
+                            caches: list[dict[Any, Any]] | None = None) -> list[IMeasureSentence]:
+        """Per-sentence statistics against an already loaded gold."""
+        out = []
+        for i, (sent, hyp) in enumerate(zip(gold.sentences, hyps, strict=True)):
+            opts = self.sentence_options(sent, hyp, caches[i] if caches is not None else None)
+            best = 0
+            best_key = self._key(opts[0].counts)
+            for k in range(1, len(opts)):
+                key = self._key(opts[k].counts)
+                if key > best_key:
+                    best, best_key = k, key
+            out.append(IMeasureSentence(tuple(opts), best))
+        return out
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[IMeasureSentence]:
+        gold = load_gold(data)
+        caches = data.cache.setdefault("imeasure-region-cache",
+                                       [{} for _ in range(len(gold))])
+        if len(hyp.tokens) != len(gold):
+            from gecscope.errors import LengthMismatchError
+
+            raise LengthMismatchError(len(gold), len(hyp.tokens), hyp.path, "sentences",
+                                      gold.path)
+        return self.sentence_stats_gold(gold, hyp.tokens, caches)
+
+    def score(self, data: EvalData, hyp: Hypothesis) -> Score:
+        return self.aggregate(self.sentence_stats(data, hyp))
+
+    def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
+        """As :meth:`Metric.evaluate`; the length check is done against the gold itself, so an
+        XML reference works without a source file."""
+        stats = self.sentence_stats(data, hyp)
+        return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
+                            self.sentence_scores(stats))
+
+    # -- aggregation ---------------------------------------------------------------------
+
+    def choose(self, stats: Sequence[IMeasureSentence]) -> list[Counts]:
+        """The counts used for each sentence: its own best, or the corpus-greedy choice."""
+        if self.config.optimise == "sent":
+            return [s.counts for s in stats]
+        total = ZERO
+        chosen = []
+        for s in stats:
+            best = s.options[0].counts
+            best_key = self._key(total + best)
+            for o in s.options[1:]:
+                key = self._key(total + o.counts)
+                if key > best_key:
+                    best, best_key = o.counts, key
+            chosen.append(best)
+            total = total + best
+        return chosen
+
+    def scores(self, c: Counts) -> dict[str, AspectScores]:
+        cfg = self.config
+        return {a: aspect_scores(c, a, cfg.beta, cfg.w, cfg.tie_i) for a in ("d", "c")}
+
+    def aggregate(self, stats: Sequence[IMeasureSentence]) -> Score:
+        total = ZERO
+        for c in self.choose(stats):
+            total = total + c
+        sc = self.scores(total)
+        fields = {f"{a}_{col}": sc[a].get(col) for a in ("d", "c") for col in COLUMNS}
+        main = self.config.main
+        # The terminal table shows the aspect of the headline column (JSON keeps both).
+        aspect = main.partition("_")[0]
+        display = tuple(f"{aspect}_{col}" for col in COLUMNS if col not in ("acc_b",))
+        return Score(self.name, fields[main], fields, main,
+                     details={"options": self.options(), "sentences": len(stats)},
+                     display=display)
+
+    def sentence_scores(self, stats: Sequence[IMeasureSentence]) -> list[float]:
+        aspect, _, col = self.config.main.partition("_")
+        return [self.scores(c)[aspect].get(col) for c in self.choose(stats)]
+
+    def sentence_rows(self, stats: Sequence[IMeasureSentence]) -> list[dict[str, Any]]:
+        """Per-sentence table rows (the tool's ``-per-sent``): counts and scores per aspect."""
+        rows = []
+        for i, c in enumerate(self.choose(stats), start=1):
+            sc = self.scores(c)
+            row: dict[str, Any] = {"sentence": i}
+            for a in ("d", "c"):
+                for col in COLUMNS:
+                    row[f"{a}_{col}"] = sc[a].get(col)
+            rows.append(row)
+        return rows

@@ -1,0 +1,258 @@
+"""I-measure building blocks: candidate references, per-column counts, scores, reference choice.
+
+Everything here follows the reference tool (mfelice/imeasure, ``ieval.py``/``candgen.py``),
+re-specified from its behaviour (see docs/imeasure.md). Floating-point expressions are written
+in the tool's order, because exact equality of scores decides ties between references.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gecscope.formats.imeasure_xml import Correction, Error, GoldSentence
+from gecscope.metrics.imeasure_align import GAP_TOKEN, Column
+from gecscope.types import Tokens
+
+#: metric names accepted for the maximised metric (with a ``d``/``c`` aspect prefix)
+METRICS = ("tp", "tn", "fp", "fn", "p", "r", "f", "acc", "wacc", "i")
+
+# ----------------------------------------------------------------------------------------------
+# Candidate references
+
+Option = tuple[tuple[int, int, str], ...]
+
+
+def _merge_same_span(corrections: Iterable[Correction]) -> Option:
+    """Corrections of one alternative on the same span are joined (the tool's ``_mergeCorrections``)."""
+    merged: dict[tuple[int, int], str] = {}
+    for c in corrections:
+        key = (c.start, c.end)
+        merged[key] = f"{merged[key]} {c.text}" if key in merged else c.text
+    return tuple(sorted((a, b, t) for (a, b), t in merged.items()))
+
+
+def error_options(error: Error, annotator: str | None = None) -> list[Option]:
+    """The mutually exclusive corrections of an error, duplicates removed, in document order.
+
+    With ``annotator=None`` (mixing) an error that is not required also offers the empty option
+    (leave it uncorrected), listed first. With an annotator, only that annotator's alternatives.
+    """
+    opts: list[Option] = []
+    if annotator is None and not error.required:
+        opts.append(())
+    for alt in error.alternatives:
+        if annotator is not None and alt.annotator != annotator:
+            continue
+        o = _merge_same_span(alt.corrections)
+        if o not in opts:
+            opts.append(o)
+    return opts
+
+
+def apply_corrections(source: Sequence[str], edits: Iterable[tuple[int, int, str]]) -> Tokens:
+    """Apply corrections right to left as the tool does (``correct_sentence``).
+
+    Corrections are applied in descending ``(start, end)`` order to the progressively edited
+    token list, so overlapping corrections interact as in the tool. A correction that would
+    leave the sentence empty is skipped, and an empty result falls back to the source (the
+    tool's NUCLE workarounds).
+    """
+    cur = list(source)
+    for a, b, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        before = cur[:]
+        cur[a:b] = text.split()
+        if not cur:
+            cur = before
+    if not cur:
+        return tuple(source)
+    return tuple(cur)
+
+
+def compatible(edits: Sequence[tuple[int, int, str]]) -> bool:
+    """No two corrections on the same ``(start, end)`` span (the tool's only compatibility test)."""
+    spans = [(a, b) for a, b, _ in edits]
+    return len(spans) == len(set(spans))
+
+
+def candidate_references(sentence: GoldSentence, mix: bool = True) -> list[Tokens]:
+    """Every distinct reference the gold allows, in a fixed order (see docs for the order).
+
+    Mixing: the cartesian product of the errors' options, skipping combinations with two
+    corrections on one span. No mixing: one reference per annotator with an alternative, plus
+    the source when fewer annotators have alternatives than ``numann`` (or ``numann`` is 0).
+    Duplicated sentences are kept once (first occurrence).
+    """
+    src = sentence.tokens
+    out: dict[Tokens, None] = {}
+    if mix:
+        if not sentence.errors:
+            return [src]
+        for combo in itertools.product(*(error_options(e) for e in sentence.errors)):
+            edits = [c for opt in combo for c in opt]
+            if not edits:
+                out.setdefault(src, None)
+            elif compatible(edits):
+                out.setdefault(apply_corrections(src, edits), None)
+        return list(out)
+    if sentence.numann <= 0:
+        return [src]
+    annotators = sentence.annotators
+    if len(annotators) < sentence.numann:
+        out[src] = None
+    for ann in annotators:
+        edits = [c for e in sentence.errors for opt in error_options(e, ann) for c in opt]
+        out.setdefault(apply_corrections(src, edits) if edits else src, None)
+    return list(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Counts
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Per-column counts of one alignment: system (detection and correction) and baseline.
+
+    Detection and correction share TN; correction moves ``tp_d - tp_c`` columns (wrong
+    corrections of detected errors) into FP, FN and FPN. The baseline (hypothesis := source)
+    has only TN and FN columns, the same for both aspects.
+    """
+
+    tp_d: int = 0
+    tp_c: int = 0
+    tn: int = 0
+    fp_d: int = 0
+    fn_d: int = 0
+    tn_b: int = 0
+    fn_b: int = 0
+
+    def __add__(self, o: Counts) -> Counts:
+        return Counts(self.tp_d + o.tp_d, self.tp_c + o.tp_c, self.tn + o.tn, self.fp_d + o.fp_d,
+                      self.fn_d + o.fn_d, self.tn_b + o.tn_b, self.fn_b + o.fn_b)
+
+    def aspect(self, a: str) -> tuple[int, int, int, int, int]:
+        """``(TP, TN, FP, FN, FPN)`` of aspect ``"d"`` or ``"c"``."""
+        if a == "d":
+            return self.tp_d, self.tn, self.fp_d, self.fn_d, 0
+        x = self.tp_d - self.tp_c
+        return self.tp_c, self.tn, self.fp_d + x, self.fn_d + x, x
+
+    def baseline(self) -> tuple[int, int, int, int, int]:
+        return 0, self.tn_b, 0, self.fn_b, 0
+
+    def as_tuple(self) -> tuple[int, ...]:
+        return (self.tp_d, self.tp_c, self.tn, self.fp_d, self.fn_d, self.tn_b, self.fn_b)
+
+
+ZERO = Counts()
+
+
+def count_columns(columns: Iterable[Column]) -> Counts:
+    """Classify aligned columns (gaps are empty strings, equal to each other)."""
+    tp_d = tp_c = tn = fp = fn = tn_b = fn_b = 0
+    for s, h, r in columns:
+        if s == r:
+            tn_b += 1
+        else:
+            fn_b += 1
+        if s == h:
+            if h == r:
+                tn += 1
+            elif s == r:  # unreachable (s == h != r), kept for the tool's case analysis
+                fp += 1
+            else:
+                fn += 1
+        elif s == r:
+            fp += 1
+        else:
+            tp_d += 1
+            if h == r:
+                tp_c += 1
+    return Counts(tp_d, tp_c, tn, fp, fn, tn_b, fn_b)
+
+
+# ----------------------------------------------------------------------------------------------
+# Scores
+
+
+def _p(tp: int, fp: int) -> float:
+    return float(tp) / (tp + fp) if (tp + fp) > 0 else 1.0
+
+
+def _f(p: float, r: float, beta: float) -> float:
+    try:
+        return (1 + beta ** 2) * ((p * r) / ((beta ** 2) * p + r))
+    except ZeroDivisionError:
+        return 0.0
+
+
+def _acc(tp: int, tn: int, fp: int, fn: int, fpn: int) -> float:
+    den = tp + tn + fp + fn - fpn
+    return float(tp + tn) / den if den else 1.0
+
+
+def _wacc(tp: int, tn: int, fp: int, fn: int, fpn: int, w: float) -> float:
+    den = w * (tp + fp) + tn + fn - (w + 1) * (float(fpn) / 2)
+    return float(w * tp + tn) / den if den else 1.0
+
+
+def improvement(wacc_sys: float, wacc_base: float, tie: str = "zero") -> float:
+    """I: ``(sys-base)/(1-base)`` above the baseline, ``sys/base - 1`` below it.
+
+    On a tie we return 0 (no improvement); ``tie="floor"`` reproduces the tool's
+    ``floor(WAcc)``, which is 1 when system and baseline are both perfect.
+    """
+    if wacc_sys == wacc_base:
+        return float(math.floor(wacc_sys)) if tie == "floor" else 0.0
+    if wacc_sys > wacc_base:
+        return (wacc_sys - wacc_base) / (1.0 - wacc_base)
+    return wacc_sys / wacc_base - 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class AspectScores:
+    tp: int
+    tn: int
+    fp: int
+    fn: int
+    fpn: int
+    p: float
+    r: float
+    f: float
+    acc: float
+    acc_b: float
+    wacc: float
+    wacc_b: float
+    i: float
+
+    def get(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+def aspect_scores(c: Counts, a: str, beta: float, w: float, tie: str = "zero") -> AspectScores:
+    tp, tn, fp, fn, fpn = c.aspect(a)
+    p = _p(tp, fp)
+    r = _p(tp, fn)
+    base = c.baseline()
+    wacc = _wacc(tp, tn, fp, fn, fpn, w)
+    wacc_b = _wacc(*base, w)
+    return AspectScores(tp, tn, fp, fn, fpn, p, r, _f(p, r, beta), _acc(tp, tn, fp, fn, fpn),
+                        _acc(*base), wacc, wacc_b, improvement(wacc, wacc_b, tie))
+
+
+def selection_key(c: Counts, aspect: str, metric: str, beta: float, w: float,
+                  tie: str = "zero") -> tuple[float, ...]:
+    """The tool's comparison: the metric, then I, WAcc, Acc of its aspect, then the same four of
+    the other aspect; larger wins, and the earlier reference wins a full tie."""
+    other = "d" if aspect == "c" else "c"
+    sa = aspect_scores(c, aspect, beta, w, tie)
+    so = aspect_scores(c, other, beta, w, tie)
+    return (sa.get(metric), sa.i, sa.wacc, sa.acc, so.get(metric), so.i, so.wacc, so.acc)
+
+
+def gap_free(columns: Iterable[Column]) -> list[tuple[str, str, str]]:
+    """Columns with gaps shown as ``-`` (for display)."""
+    return [tuple(t if t != GAP_TOKEN else "-" for t in col) for col in columns]  # type: ignore[misc]

@@ -1,0 +1,205 @@
+"""I-measure metric: the tool's example, the paper's Table 3 case, alignment and score details."""
+
+# ruff: noqa: SIM905
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gecscope.errors import ConfigError
+from gecscope.formats.imeasure_xml import (
+    Alternative,
+    Correction,
+    Error,
+    GoldSentence,
+    IMeasureGold,
+    Script,
+    m2_to_gold,
+    read_gold,
+)
+from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.metrics.imeasure import IMeasureMetric
+from gecscope.metrics.imeasure_align import align
+from gecscope.metrics.imeasure_core import (
+    Counts,
+    apply_corrections,
+    candidate_references,
+    count_columns,
+    improvement,
+)
+from gecscope.types import Annotation, Corpus, Edit, Sentence
+
+ROWS = ("tp", "tn", "fp", "fn", "fpn", "p", "r", "f", "acc", "acc_b", "wacc", "wacc_b", "i")
+
+
+def _row(fields: dict[str, float], aspect: str) -> list[float]:
+    return [round(100 * fields[f"{aspect}_{k}"], 2) if k not in ("tp", "tn", "fp", "fn", "fpn")
+            else fields[f"{aspect}_{k}"] for k in ROWS]
+
+
+def _score_example(shared_data: Path, **options: object) -> dict[str, float]:
+    gold = read_gold(shared_data / "imeasure" / "gold.xml")
+    hyp = (shared_data / "imeasure" / "sys.txt").read_text().split()
+    metric = IMeasureMetric(**options)
+    return metric.aggregate(metric.sentence_stats_gold(gold, [hyp])).fields
+
+
+def test_example_with_mixing(shared_data: Path) -> None:
+    # Issue #4 / the tool's README example: ieval.py -ref:example/gold.xml -hyp:example/sys.txt
+    expected = [2, 5, 0, 1, 0, 100.00, 66.67, 80.00, 87.50, 62.50, 90.00, 62.50, 73.33]
+    fields = _score_example(shared_data)
+    assert _row(fields, "d") == pytest.approx(expected)
+    assert _row(fields, "c") == pytest.approx(expected)
+
+
+def test_example_without_mixing(shared_data: Path) -> None:
+    # Issue #4: ieval.py ... -nomix, correction row
+    fields = _score_example(shared_data, mix=False)
+    assert _row(fields, "c") == pytest.approx(
+        [1, 5, 1, 1, 0, 50.00, 50.00, 50.00, 75.00, 75.00, 70.00, 75.00, -6.67])
+
+
+def test_example_through_evaluate_with_xml_reference(shared_data: Path) -> None:
+    data = EvalData((str(shared_data / "imeasure" / "gold.xml"),))
+    hyp = Hypothesis("sys", [tuple((shared_data / "imeasure" / "sys.txt").read_text().split())])
+    result = IMeasureMetric().evaluate(data, hyp)
+    assert result.score.main == "c_i"
+    assert result.score.value == pytest.approx(0.733333, abs=1e-6)
+    assert result.sentence_scores == pytest.approx([0.733333], abs=1e-6)
+
+
+def test_candidate_references_of_the_paper_listing() -> None:
+    # Felice & Briscoe (2015), section 2.1: Listing 1 yields exactly these four references.
+    gold = GoldSentence("1", "This machines is designed for help people .", 2, (
+        Error("1", "SVA", True, (
+            Alternative("0", (Correction(0, 1, "These"), Correction(2, 3, "are"))),
+            Alternative("1", (Correction(1, 2, "machine"),)))),
+        Error("2", "Vform", True, (
+            Alternative("0", (Correction(5, 6, "helping"),)),
+            Alternative("1", (Correction(4, 5, "to"),))))))
+    refs = {" ".join(r) for r in candidate_references(gold, mix=True)}
+    assert refs == {"These machines are designed for helping people .",
+                    "These machines are designed to help people .",
+                    "This machine is designed for helping people .",
+                    "This machine is designed to help people ."}
+    no_mix = [" ".join(r) for r in candidate_references(gold, mix=False)]
+    assert no_mix == ["These machines are designed for helping people .",
+                      "This machine is designed to help people ."]
+
+
+def test_table3_ranks_the_better_hypothesis_first() -> None:
+    # Felice & Briscoe (2015) Table 3: M2 gives hypothesis 2 the higher F0.5 (0.45 vs 0.33),
+    # the I-measure must prefer hypothesis 1 (values computed by gecscope, checked by hand).
+    src = tuple("Machine is design to help people .".split())
+    edits = (Edit(0, 1, ("Machines",), "Nn"), Edit(1, 2, ("are",), "SVA"),
+             Edit(2, 3, ("designed",), "Vform"))
+    gold = m2_to_gold(Corpus((Sentence(src, (Annotation(0, edits),)),)))
+    metric = IMeasureMetric()
+    h1 = "The machine is designed for helping people .".split()
+    h2 = "Machines is a design on the helping of the people .".split()
+    f1 = metric.aggregate(metric.sentence_stats_gold(gold, [h1])).fields
+    f2 = metric.aggregate(metric.sentence_stats_gold(gold, [h2])).fields
+    actual = [f1["c_tp"], f1["c_tn"], f1["c_fp"], f1["c_fn"], f1["c_fpn"]]
+    assert actual == [1, 2, 4, 2, 1]
+    actual = [f2["c_tp"], f2["c_tn"], f2["c_fp"], f2["c_fn"], f2["c_fpn"]]
+    assert actual == [1, 2, 6, 2, 0]
+    actual = [f1["c_wacc"], f1["c_i"]]
+    assert actual == pytest.approx([0.32, -0.488])
+    actual = [f2["c_wacc"], f2["c_i"]]
+    assert actual == pytest.approx([2 / 9, 2 / 9 / (8 / 11) - 1])
+    assert f1["c_wacc"] > f2["c_wacc"] and f1["c_i"] > f2["c_i"]
+
+
+def test_alignment_costs_and_tie_order() -> None:
+    s = "a b c".split()
+    # all equal: identity
+    assert align(s, s, s) == [("a", "a", "a"), ("b", "b", "b"), ("c", "c", "c")]
+    # source == hypothesis: pairwise hyp/ref, deletion placed as the backtrace prefers
+    assert align(s, s, "a c".split()) == [("a", "a", "a"), ("b", "b", ""), ("c", "c", "c")]
+    # three-way: substitution in hyp, deletion in ref
+    assert align(s, "a x c".split(), "a c".split()) == [
+        ("a", "a", "a"), ("b", "x", ""), ("c", "c", "c")]
+    # hypothesis == reference != source goes through the full three-way programme
+    assert align("x y".split(), "y".split(), "y".split()) == [("x", "", ""), ("y", "y", "y")]
+
+
+def test_column_classification() -> None:
+    cols = [("a", "a", "a"), ("b", "b", "B"), ("c", "C", "c"), ("d", "D", "D"), ("e", "E", "F"),
+            ("", "", "g"), ("", "h", ""), ("i", "", "")]
+    c = count_columns(cols)
+    assert c == Counts(tp_d=3, tp_c=2, tn=1, fp_d=2, fn_d=2, tn_b=3, fn_b=5)
+    assert c.aspect("c") == (2, 1, 3, 3, 1)
+    assert c.aspect("d") == (3, 1, 2, 2, 0)
+
+
+def test_apply_corrections_right_to_left_and_empty_guard() -> None:
+    src = "a b c d".split()
+    assert apply_corrections(src, [(0, 1, "A"), (2, 4, "")]) == ("A", "b")
+    assert apply_corrections(src, [(0, 4, "")]) == tuple(src)
+    assert apply_corrections(src, [(1, 1, "x y")]) == ("a", "x", "y", "b", "c", "d")
+
+
+def test_improvement_tie_and_signs() -> None:
+    assert improvement(0.5, 0.5) == 0.0
+    assert improvement(1.0, 1.0) == 0.0
+    assert improvement(1.0, 1.0, tie="floor") == 1.0
+    assert improvement(0.9, 0.625) == pytest.approx(0.275 / 0.375)
+    assert improvement(0.7, 0.75) == pytest.approx(0.7 / 0.75 - 1)
+
+
+def test_corpus_optimisation_and_per_sentence_rows(shared_data: Path) -> None:
+    gold = read_gold(shared_data / "imeasure" / "gold.xml")
+    two = IMeasureGold((Script("1", gold.sentences * 2),))
+    hyp = (shared_data / "imeasure" / "sys.txt").read_text().split()
+    for opt in ("sent", "corpus"):
+        metric = IMeasureMetric(optimise=opt)
+        stats = metric.sentence_stats_gold(two, [hyp, hyp])
+        assert metric.aggregate(stats).fields["c_wacc"] == pytest.approx(0.9)
+        rows = metric.sentence_rows(stats)
+        actual = [r["c_i"] for r in rows]
+        assert actual == pytest.approx([0.733333] * 2, abs=1e-6)
+
+
+@pytest.mark.parametrize("options", [{"maximise": "xwacc"}, {"maximise": "cfoo"},
+                                     {"optimise": "doc"}, {"w": 0}, {"tie_i": "one"},
+                                     {"search": "fast"}, {"window": 0}, {"main": "c_zz"},
+                                     {"unknown": 1}])
+def test_config_validation(options: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        IMeasureMetric(**options)
+
+
+def test_m2_reference_is_converted_on_the_fly(tmp_path: Path) -> None:
+    m2 = tmp_path / "gold.m2"
+    m2.write_text("S This machines is designed for help people .\n"
+                  "A 0 1|||SVA|||These|||REQUIRED|||-NONE-|||0\n"
+                  "A 2 3|||SVA|||are|||REQUIRED|||-NONE-|||0\n"
+                  "A 5 6|||Vform|||helping|||REQUIRED|||-NONE-|||0\n"
+                  "A 1 2|||SVA|||machine|||REQUIRED|||-NONE-|||1\n"
+                  "A 4 5|||Vform|||to|||REQUIRED|||-NONE-|||1\n\n")
+    # Converted from M2, the five edits become five optional errors (the converter only joins
+    # overlapping spans), so mixing can rebuild the hypothesis exactly: WAcc = 1, I = 1.
+    data = EvalData((str(m2),))
+    hyp = Hypothesis("sys", [tuple("This machines are designed to help people .".split())])
+    fields = IMeasureMetric().score(data, hyp).fields
+    actual = [fields["c_wacc"], fields["c_wacc_b"], fields["c_i"]]
+    assert actual == pytest.approx([1.0, 0.75, 1.0])
+    fields = IMeasureMetric(mix=False).score(data, hyp).fields
+    assert fields["c_i"] == pytest.approx(0.7 / 0.75 - 1)
+
+
+def test_undecomposable_huge_sentence_is_refused() -> None:
+    # 20 adjacent optional errors with two alternatives each: 3**20 candidates, no cut possible
+    errors = tuple(Error(str(i), "T", False, (Alternative("0", (Correction(i, i + 1, "x"),)),
+                                              Alternative("1", (Correction(i, i + 1, "y"),))))
+                   for i in range(20))
+    sent = GoldSentence("9", " ".join(f"w{i}" for i in range(20)), 3, errors)
+    gold = IMeasureGold((Script("1", (sent,)),))
+    with pytest.raises(ConfigError, match="sentence 9 has up to 3486784401 candidate"):
+        IMeasureMetric().sentence_stats_gold(gold, [sent.tokens])
+    # without mixing there are three references (source, all-x, all-y); the last two give the
+    # same counts against the unchanged hypothesis, so two distinct outcomes remain
+    stats = IMeasureMetric(mix=False).sentence_stats_gold(gold, [sent.tokens])
+    actual = [o.counts.tn for o in stats[0].options]
+    assert actual == [20, 0]

@@ -1,0 +1,135 @@
+"""The decomposed reference search returns exactly what the exhaustive enumeration returns.
+
+Random small cases (sources over small vocabularies, so repeated tokens and ambiguous
+alignments are common; random optional/required errors with one or two annotators, insertions,
+deletions, multi-token corrections; hypotheses with random edits) are scored both ways and the
+distinct outcomes (count vectors with their first witness, in order) must be identical.
+"""
+
+# ruff: noqa: SIM905
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gecscope.formats.imeasure_xml import Alternative, Correction, Error, GoldSentence
+from gecscope.metrics.imeasure_search import (
+    decomposed_options,
+    exhaustive_options,
+    find_cuts,
+    n_candidates_upper,
+)
+
+
+def random_case(rng: random.Random, vocab: list[str], n: int) -> tuple[GoldSentence, list[str]]:
+    src = [rng.choice(vocab) for _ in range(n)]
+    errors = []
+    pos = 0
+    while pos < n:
+        if rng.random() < 0.35:
+            a = pos
+            b = min(n, pos + rng.choice([0, 1, 1, 2]))
+            alts = []
+            for ann in ("0", "1"):
+                if rng.random() < 0.7:
+                    k = rng.choice([0, 1, 1, 2])
+                    text = " ".join(rng.choice(vocab) for _ in range(k))
+                    alts.append(Alternative(ann, (Correction(a, b, text),)))
+            if alts:
+                errors.append(Error(str(len(errors) + 1), "T", len(alts) == 2, tuple(alts)))
+            pos = b + 1
+        else:
+            pos += 1
+    hyp = list(src)
+    for _ in range(rng.choice([0, 1, 2, 3])):
+        i = rng.randrange(len(hyp) + 1)
+        op = rng.random()
+        if op < 0.33 and i < len(hyp):
+            hyp[i] = rng.choice(vocab)
+        elif op < 0.66 and i < len(hyp) and len(hyp) > 1:
+            del hyp[i]
+        else:
+            hyp.insert(i, rng.choice(vocab))
+    return GoldSentence("1", " ".join(src), 2, tuple(errors)), hyp
+
+
+def _outcomes(opts: list) -> list[tuple]:
+    return [(o.counts, o.witness, o.reference) for o in opts]
+
+
+@pytest.mark.parametrize("vocab,seed,n_max", [
+    ("abcdefgh", 1, 14),
+    ("abcdefghijklmnopqrstuvwxyz", 2, 16),
+    ("abcdefghijklmnopqrstuvwxyz", 3, 20),
+])
+def test_decomposition_equals_brute_force(vocab: str, seed: int, n_max: int) -> None:
+    rng = random.Random(seed)
+    checked = decomposed = 0
+    while checked < 60:
+        sent, hyp = random_case(rng, list(vocab), rng.randint(4, n_max))
+        if n_candidates_upper(sent) > 48:
+            continue
+        fast = decomposed_options(sent, hyp, window=2)
+        slow = exhaustive_options(sent, hyp)
+        checked += 1
+        if fast is None:
+            continue
+        decomposed += 1
+        assert _outcomes(fast) == _outcomes(slow), (sent, hyp)
+    assert decomposed > 45
+
+
+def test_cuts_need_locally_unique_untouched_shared_tokens() -> None:
+    src = "the cat sat on the mat today .".split()
+    hyp = "the cat sits on the mat today .".split()
+    touched = [False] * len(src)
+    # window 2: tokens x-1 and x must be untouched, aligned with the hypothesis and unique
+    # within the radius ("the" occurs twice, "sat" differs in the hypothesis); a cut (x, y)
+    # splits the source before token x and the hypothesis before token y
+    assert find_cuts(src, hyp, touched, 2) == [(6, 6), (7, 7)]
+    assert find_cuts(src, hyp, touched, 2, radius=1) == [(1, 1), (4, 4), (5, 5), (6, 6), (7, 7)]
+    touched[6] = True
+    assert find_cuts(src, hyp, touched, 2) == []
+
+
+def test_one_token_anchor_is_not_enough() -> None:
+    # Found by the random search: cutting right after a single shared unique token ("f" or
+    # "k") changes the tool's tie-breaking; two shared tokens around the cut keep it exact.
+    cases = [
+        (GoldSentence("1", "a g e f h", 2, (
+            Error("1", "T", False, (Alternative("1", (Correction(2, 2, "e"),)),)),
+            Error("2", "T", False, (Alternative("1", (Correction(4, 5, ""),)),)))),
+         "a g e f h b"),
+        (GoldSentence("1", "d l q b f k t", 2, (
+            Error("1", "T", True, (Alternative("0", (Correction(3, 5, "x"),)),
+                                   Alternative("1", (Correction(3, 5, "f"),)))),
+            Error("2", "T", True, (Alternative("0", (Correction(6, 7, ""),)),
+                                   Alternative("1", (Correction(6, 7, "a"),)))))),
+         "d d l q b f k t"),
+    ]
+    for sent, hyp in cases:
+        slow = _outcomes(exhaustive_options(sent, hyp.split()))
+        one = decomposed_options(sent, hyp.split(), window=1)
+        two = decomposed_options(sent, hyp.split(), window=2)
+        assert one is not None and two is not None
+        assert _outcomes(one) != slow
+        assert _outcomes(two) == slow
+
+
+def test_huge_candidate_space_is_decomposed() -> None:
+    # 30 optional one-token errors separated by unique tokens: 2**30 candidates.
+    words = [f"w{i}" for i in range(90)]
+    errors = tuple(Error(str(i), "T", False, (Alternative("0", (Correction(3 * i + 1, 3 * i + 2,
+                                                                            f"x{i}"),)),))
+                   for i in range(30))
+    sent = GoldSentence("1", " ".join(words), 2, errors)
+    hyp = list(words)
+    hyp[4] = "x1"
+    assert n_candidates_upper(sent) == 2 ** 30
+    opts = decomposed_options(sent, hyp)
+    assert opts is not None
+    # best reference applies only error 1 (matching the hypothesis): all 90 columns agree
+    best = max(opts, key=lambda o: (o.counts.tp_c * 2 + o.counts.tn))
+    actual = (best.counts.tp_c, best.counts.tn, best.witness[:3])
+    assert actual == (1, 89, (0, 1, 0))
