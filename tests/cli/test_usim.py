@@ -114,12 +114,14 @@ def test_text_mode_approximate_parser_is_labelled(tmp_path: Path,
     hyp = tmp_path / "hyp.txt"
     src.write_text("John gave Mary a book .\nIt is fine .\n")
     hyp.write_text("John gave Mary a book .\nIt was fine .\n")
-    assert main(["usim", "--source", str(src), "--hyp", str(hyp), "--sentences"]) == 0
+    assert main(["usim", "--source", str(src), "--hyp", str(hyp), "--sentences",
+                 "--parser", "approx-spacy"]) == 0
     captured = capsys.readouterr()
     assert "NOT UCCA" in captured.err
     lines = captured.out.splitlines()
     assert lines[0] == "USIM of hyp (parser: approx-spacy, approximate)"
-    assert lines[-2:] == ["1\t1.0000", "2\t1.0000"]
+    actual = lines[-2:]
+    assert actual == ["1\t1.0000", "2\t1.0000"]
 
 
 def test_iaa_tool_counting_flags(capsys, shared_data) -> None:
@@ -142,3 +144,20 @@ def test_tool_exact_refuses_tool_compat(capsys, shared_data) -> None:
     rc = main(["usim", "--gold-dir", str(shared_data / "ucca" / "learner-usim"), "--pair",
                "amittaic1297:amittaic1197", "--tool-exact", "--tool-compat"])
     assert rc != 0
+
+
+def test_text_mode_default_is_the_trained_ucca_parser(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="the UCCA parser needs gecscope[parser]")
+    src = tmp_path / "src.txt"
+    hyp = tmp_path / "hyp.txt"
+    src.write_text("John gave Mary a book .\nHe go to school every day .\n")
+    hyp.write_text("John gave Mary a book .\nYesterday it rained .\n")
+    assert main(["usim", "--source", str(src), "--hyp", str(hyp), "--sentences"]) == 0
+    captured = capsys.readouterr()
+    assert "NOT UCCA" not in captured.err
+    lines = captured.out.splitlines()
+    assert lines[0] == "USIM of hyp (parser: ucca)"
+    scores = [float(ln.split("\t")[1]) for ln in lines[-2:]]
+    # An unchanged sentence scores (almost) 1; an unrelated replacement scores far lower.
+    assert scores[0] > 0.99 and scores[1] < 0.6

@@ -34,9 +34,9 @@ def add_parser(sub: Any) -> None:
                         "A:annotator B for iaa); repeatable")
     p.add_argument("--source", help="source text file (one tokenised sentence per line)")
     p.add_argument("--hyp", help="corrected text file, aligned line by line with --source")
-    p.add_argument("--parser", default="approx-spacy",
-                   help="parser backend for text input (default approx-spacy: APPROXIMATE, "
-                        "not UCCA)")
+    p.add_argument("--parser", default="ucca",
+                   help="parser backend for text input: ucca (default, gecscope's trained UCCA "
+                        "parser) or approx-spacy (APPROXIMATE, not UCCA)")
     p.add_argument("--node-weight", choices=["paper", "f1"], default="paper",
                    help="unit alignment: the paper's w(v,u) (default) or the tool's overlap F1")
     p.add_argument("--min-yield", type=int, default=1,

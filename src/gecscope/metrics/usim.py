@@ -5,7 +5,8 @@ Each source sentence and its correction are parsed into semantic graphs by a par
 (:mod:`gecscope.semantics.usim`): P/R/F in both alignment directions and their average. The
 metric needs no reference: it reads ``data.sources`` and the hypothesis tokens.
 
-With the default ``approx-spacy`` backend the graphs are an approximate, dependency-derived
+The default ``ucca`` backend is gecscope's trained UCCA parser (``gecscope[parser]``, see
+docs/ucca-parser.md). With ``approx-spacy`` the graphs are an approximate, dependency-derived
 scene structure, **not UCCA**; the score says so in ``details["approximate"]`` and
 ``details["parser"]``. Gold UCCA graphs come from ``parser="gold"`` with ``gold_dir`` (a
 directory of UCCA XML passages, looked up by their tokens).
@@ -73,7 +74,7 @@ class USimMetric(Metric):
 
     @dataclass(frozen=True)
     class Config:
-        parser: str = "approx-spacy"
+        parser: str = "ucca"
         gold_dir: str = ""
         node_weight: str = "paper"
         min_yield: int = 1

@@ -1,0 +1,23 @@
+"""A trained UCCA parser for automatic USIM (foundational layer, primary edges with labels).
+
+``UccaParser`` (backend ``ucca`` of :mod:`gecscope.semantics.parser`) parses tokenised
+sentences into :class:`~gecscope.semantics.ucca.Passage` objects with the model shipped in
+``model/``. Modules: :mod:`.tree` (span encoding of UCCA and back), :mod:`.data` (corpora,
+EWT split), :mod:`.features` (MiniLM + spaCy features), :mod:`.model` (span scorer),
+:mod:`.decode` (CKY), :mod:`.backend` (the parser). Torch, transformers and spaCy are
+imported only when a parser is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["UccaParser"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "UccaParser":
+        from gecscope.semantics.ucca_parser.backend import UccaParser
+
+        return UccaParser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

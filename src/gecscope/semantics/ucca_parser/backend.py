@@ -1,0 +1,127 @@
+"""The trained UCCA parser shipped with gecscope (backend ``ucca`` of the USIM parsers).
+
+Input is tokenised text; each input is cut into sentences after sentence-final punctuation,
+each sentence is featurised (:mod:`.features`), scored (:mod:`.model`) and decoded with CKY
+(:mod:`.decode`), and the labelled spans become the units and primary edges of a
+:class:`~gecscope.semantics.ucca.Passage` (:func:`.tree.spans_to_passage`). Remote edges and
+implicit units are not predicted. Output is deterministic: inference runs in evaluation mode
+with a fixed number of torch threads per call and ties broken by index.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gecscope._optional import require
+from gecscope.errors import ConfigError, FormatError
+from gecscope.semantics.ucca import Passage
+from gecscope.semantics.ucca_parser.data import inference_chunks
+from gecscope.semantics.ucca_parser.tree import spans_to_passage
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+WEIGHTS = "ucca_parser.safetensors"
+META = "ucca_parser.json"
+
+
+class UccaParser:
+    """A UCCA foundational-layer parser (primary edges with labels), trained on UCCA EWT.
+
+    ``model_dir`` holds ``ucca_parser.safetensors`` and ``ucca_parser.json`` (default: the
+    model shipped in the package). ``batch_size`` is the number of sentences scored together.
+    """
+
+    name = "ucca"
+    approximate = False
+
+    def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
+                 featurizer: Any = None) -> None:
+        torch = require("torch", "parser", "the UCCA parser")
+        from safetensors.torch import load_file
+
+        from gecscope.semantics.ucca_parser.model import SpanScorer
+
+        self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
+        meta_path = self.model_dir / META
+        if not meta_path.is_file() or not (self.model_dir / WEIGHTS).is_file():
+            raise FormatError(f"no trained UCCA parser here (expected {WEIGHTS} and {META}); "
+                              "train one with scripts/train_ucca_parser.py", self.model_dir)
+        self.meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
+        self.labels: list[str] = self.meta["labels"]
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        cfg = dict(self.meta["model"])
+        n_labels = cfg.pop("n_labels")
+        sizes = cfg.pop("sizes")
+        self.model = SpanScorer(n_labels, sizes, **cfg)
+        state = load_file(str(self.model_dir / WEIGHTS))
+        self.model.load_state_dict({k: v.float() for k, v in state.items()})
+        self.model.eval()
+        self._torch = torch
+        if featurizer is None:
+            from gecscope.semantics.ucca_parser.features import Featurizer
+
+            featurizer = Featurizer(layers=self.meta.get("layers", (2, 4)))
+        self.featurizer = featurizer
+
+    # --- scoring ------------------------------------------------------------------------
+    def predict_spans(self, features: Sequence[Any]) -> list[dict[tuple[int, int], str]]:
+        """Labelled spans of each featurised sentence (see :mod:`.tree` for the labels)."""
+        from gecscope.semantics.ucca_parser.decode import cky
+        from gecscope.semantics.ucca_parser.model import pad_batch
+
+        torch = self._torch
+        out: list[dict[tuple[int, int], str]] = [{} for _ in features]
+        order = sorted(range(len(features)), key=lambda i: len(features[i].tag))
+        with torch.inference_mode():
+            for b0 in range(0, len(order), self.batch_size):
+                idx = [i for i in order[b0:b0 + self.batch_size] if len(features[i].tag)]
+                if not idx:
+                    continue
+                batch = pad_batch([as_dict(features[i]) for i in idx])
+                states = self.model.token_states(batch)
+                for r, i in enumerate(idx):
+                    n = len(features[i].tag)
+                    logp = torch.log_softmax(self.model.span_scores(states[r], n), -1).numpy()
+                    out[i] = {span: self.labels[lab] for span, lab in cky(logp).items()}
+        return out
+
+    def parse_tokens(self, sentences: Sequence[Sequence[str]],
+                     ids: Sequence[str] | None = None,
+                     punct: Sequence[Sequence[bool]] | None = None) -> list[Passage]:
+        """Parse token sequences into passages (``punct`` flags tokens that are punctuation)."""
+        names = list(ids) if ids is not None else [str(i) for i in range(1, len(sentences) + 1)]
+        if len(names) != len(sentences):
+            raise ConfigError(f"{len(names)} ids for {len(sentences)} sentences")
+        chunks: list[tuple[int, int, list[str]]] = []
+        for k, toks in enumerate(sentences):
+            for off, part in inference_chunks(list(toks)):
+                chunks.append((k, off, part))
+        feats = self.featurizer([c[2] for c in chunks])
+        spans = self.predict_spans(feats)
+        parts: list[list[tuple[int, dict[tuple[int, int], str]]]] = [[] for _ in sentences]
+        spunct: list[list[bool]] = [[] for _ in sentences]
+        for (k, off, _toks), sp, f in zip(chunks, spans, feats, strict=True):
+            parts[k].append((off, sp))
+            spunct[k].extend(bool(x) for x in f.punct)
+        out = []
+        for k, toks in enumerate(sentences):
+            flags = list(punct[k]) if punct is not None else spunct[k]
+            p = Passage.from_tokens(names[k], list(toks), flags)
+            p.attrib = {"parser": "gecscope-ucca", "model": self.meta.get("version", "")}
+            out.append(spans_to_passage(p, parts[k], punct=flags))
+        return out
+
+    def parse(self, sentences: Sequence[Sequence[str]],
+              ids: Sequence[str] | None = None) -> list[Passage]:
+        """One passage per token sequence (the :class:`SemanticParser` interface)."""
+        return self.parse_tokens(sentences, ids)
+
+
+def as_dict(f: Any) -> dict[str, Any]:
+    """The arrays of a :class:`~.features.TokenFeatures` as a dict for :func:`pad_batch`."""
+    return {"vectors": f.vectors, "tag": f.tag, "dep": f.dep, "dist": f.dist, "ent": f.ent,
+            "punct": f.punct}
