@@ -82,6 +82,7 @@ class SpanScorer(nn.Module):
         fw = torch.cat([self.start[None, :half], h[:, :half]], 0)        # (n+1, half)
         bw = torch.cat([h[:, half:], self.end[None, half:]], 0)          # (n+1, half)
         first = self.mlp[0]
+        assert isinstance(first, torch.nn.Linear)  # the MLP starts with a linear layer
         pf = fw @ first.weight[:, :half].T                               # (n+1, mlp)
         pb = bw @ first.weight[:, half:].T
         hidden = (pf[j] - pf[i]) + (pb[i] - pb[j]) + first.bias
