@@ -133,3 +133,76 @@ def test_huge_candidate_space_is_decomposed() -> None:
     best = max(opts, key=lambda o: (o.counts.tp_c * 2 + o.counts.tn))
     actual = (best.counts.tp_c, best.counts.tn, best.witness[:3])
     assert actual == (1, 89, (0, 1, 0))
+
+
+def _swap_case(n: int) -> tuple[GoldSentence, list[str]]:
+    # source A W B, both blocks required to be swapped (reference B W A); the hypothesis
+    # changes one token. The window "w0 w1" satisfies every cut condition of search=auto.
+    a = [f"a{i}" for i in range(n)]
+    b = [f"b{i}" for i in range(n)]
+    src = [*a, "w0", "w1", *b]
+    errors = (Error("1", "T", True, (Alternative("0", (Correction(0, n, " ".join(b)),)),)),
+              Error("2", "T", True, (Alternative("0", (Correction(n + 2, 2 * n + 2,
+                                                                   " ".join(a)),)),)))
+    hyp = ["zz", *src[1:]]
+    return GoldSentence("1", " ".join(src), 1, errors), hyp
+
+
+def _shift_case(n: int, hyp_changed: bool) -> tuple[GoldSentence, list[str]]:
+    # source p A W q: A (n tokens) deleted left of the shared run W, B (n tokens) inserted
+    # right of it; for long A and B the optimal alignment pairs A with B across W.
+    a = [f"a{i}" for i in range(n)]
+    b = [f"b{i}" for i in range(n)]
+    src = ["p", *a, "w0", "w1", "w2", "w3", "q"]
+    errors = (Error("1", "T", True, (Alternative("0", (Correction(1, n + 1, ""),)),)),
+              Error("2", "T", True, (Alternative("0", (Correction(n + 5, n + 6,
+                                                                   " ".join(b)),)),)))
+    hyp = ["zz", *src[1:]] if hyp_changed else list(src)
+    return GoldSentence("1", " ".join(src), 1, errors), hyp
+
+
+def test_known_counterexamples_to_the_cut_rule() -> None:
+    # The default cut rule is NOT exact (docs/imeasure.md, "Exactness"): long swapped blocks
+    # (n >= 5) or a long deletion left and insertion right of the cut (n >= 13, also in the
+    # pairwise mode used when hypothesis = source) make the optimal alignment cross the cut.
+    # The guards of search=guarded exclude these families; exhaustive search is the reference.
+    cases = [_swap_case(n) for n in (4, 5, 8)] + [_shift_case(n, h) for n in (11, 13, 15)
+                                                  for h in (True, False)]
+    auto_ok = []
+    guarded_ok = []
+    for sent, hyp in cases:
+        slow = _outcomes(exhaustive_options(sent, hyp))
+        fast = decomposed_options(sent, hyp, window=2)
+        safe = decomposed_options(sent, hyp, window=2, guards=True)
+        assert fast is not None and safe is not None
+        auto_ok.append(_outcomes(fast) == slow)
+        guarded_ok.append(_outcomes(safe) == slow)
+    assert auto_ok == [True, False, False, True, True, False, False, False, False]
+    assert guarded_ok == [True] * 9
+
+
+def test_guarded_search_equals_brute_force_on_random_cases() -> None:
+    rng = random.Random(7)
+    checked = 0
+    while checked < 40:
+        sent, hyp = random_case(rng, list("abcdefghijkl"), rng.randint(4, 16))
+        if n_candidates_upper(sent) > 48:
+            continue
+        checked += 1
+        safe = decomposed_options(sent, hyp, window=2, guards=True)
+        if safe is not None:
+            assert _outcomes(safe) == _outcomes(exhaustive_options(sent, hyp)), (sent, hyp)
+
+
+def test_metric_search_option_selects_the_guarded_rule() -> None:
+    from gecscope.errors import ConfigError
+    from gecscope.metrics.imeasure import IMeasureMetric
+
+    sent, hyp = _swap_case(5)
+    slow = _outcomes(exhaustive_options(sent, hyp))
+    guarded = _outcomes(IMeasureMetric(search="guarded").sentence_options(sent, hyp))
+    auto = _outcomes(IMeasureMetric(search="auto").sentence_options(sent, hyp))
+    actual = (guarded == slow, auto == slow)
+    assert actual == (True, False)
+    with pytest.raises(ConfigError, match="auto, guarded or exhaustive"):
+        IMeasureMetric(search="fast")

@@ -97,8 +97,10 @@ class IMeasureMetric(Metric):
         ``maximise`` is an aspect letter (d detection, c correction) followed by a metric
         (tp tn fp fn p r f acc wacc i). ``search``: ``auto`` decomposes each sentence into
         regions cut where ``window`` consecutive tokens are shared by source, hypothesis and
-        every candidate (see docs/imeasure.md: agrees with enumeration on every tested case)
-        and falls back to enumeration when that is unsafe; ``exhaustive`` enumerates every
+        every candidate (see docs/imeasure.md: NOT proven exact; known counterexamples with
+        long swapped or shifted corrections) and falls back to enumeration when a region is too
+        large; ``guarded`` adds two cut guards that exclude the known counterexample families
+        (slower, still not proven); ``exhaustive`` enumerates every
         candidate as the tool does (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
         ``floor`` (the tool's floor(WAcc)). ``main``: the headline column, e.g. ``c_i``.
         """
@@ -126,8 +128,9 @@ class IMeasureMetric(Metric):
                 raise ConfigError(f"imeasure: w={self.w} must be positive")
             if self.tie_i not in ("zero", "floor"):
                 raise ConfigError(f"imeasure: tie_i={self.tie_i!r}: expected zero or floor")
-            if self.search not in ("auto", "exhaustive"):
-                raise ConfigError(f"imeasure: search={self.search!r}: expected auto or exhaustive")
+            if self.search not in ("auto", "guarded", "exhaustive"):
+                raise ConfigError(f"imeasure: search={self.search!r}: expected auto, guarded or "
+                                  "exhaustive")
             if self.window < 1:
                 raise ConfigError(f"imeasure: window={self.window} must be at least 1")
             aspect, _, col = self.main.partition("_")
@@ -146,8 +149,9 @@ class IMeasureMetric(Metric):
                          cache: dict[Any, Any] | None = None) -> list[Option]:
         """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure_search`)."""
         cfg = self.config
-        if cfg.mix and cfg.search == "auto":
-            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache)
+        if cfg.mix and cfg.search in ("auto", "guarded"):
+            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache,
+                                      guards=cfg.search == "guarded")
             if opts is not None:
                 return opts
             n = n_candidates_upper(sentence)

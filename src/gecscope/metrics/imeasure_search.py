@@ -11,8 +11,10 @@ The decomposed search cuts a sentence where the source, the hypothesis and every
 reference share ``window`` consecutive tokens (no correction touches them, the hypothesis keeps
 them, and they are locally unique), aligns each region separately for each of its local
 options, and sums count vectors region by region (a dynamic programme over distinct sums). See
-docs/imeasure.md for what is proven about this and how it is tested against the exhaustive
-search (it agrees on every tested case; the forcing of cuts is not proven in general).
+docs/imeasure.md for what is proven about this: it is exact whenever no optimal alignment puts
+a token left of a cut's shared run and one right of it in the same column, which is not checked;
+constructed counterexamples with long swapped or shifted corrections exist (the ``guards`` of
+:func:`find_cuts` exclude those families, heuristically). Exhaustive search is the reference.
 """
 
 from __future__ import annotations
@@ -117,8 +119,9 @@ def _hyp_sync(src: Sequence[str], hyp: Sequence[str]) -> list[int | None]:
 
 
 def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
-              window: int, banned: frozenset[str] = frozenset(), radius: int = 8
-              ) -> list[tuple[int, int]]:
+              window: int, banned: frozenset[str] = frozenset(), radius: int = 8,
+              errors: Sequence[tuple[int, int, frozenset[str], int, int]] = (),
+              max_shift: int | None = None) -> list[tuple[int, int]]:
     """Cut points ``(x, y)``: source/hypothesis positions inside a shared, untouched window.
 
     ``touched[i]`` is True when some correction covers source token ``i`` or inserts next to
@@ -126,6 +129,14 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
     tokens ``x-left .. x+right-1`` untouched, matched in order and without gaps to hypothesis
     tokens ``y-left .. y+right-1`` by the pairwise alignment, occurring once within ``radius``
     tokens in the source and in the hypothesis, and absent from ``banned`` (correction texts).
+
+    ``errors`` lists ``(start, end, tokens, min_shift, max_shift)`` per error (source span,
+    tokens of all its correction texts, least and greatest length change of its options). With
+    it, two guards against the known failures of the rule (docs/imeasure.md) are applied:
+    (e) no correction token of an error on one side of the cut occurs within ``radius`` tokens
+    on the other side (source, hypothesis, or another error's corrections), and (f) the length
+    offsets of hypothesis and candidates against the source must not spread by more than
+    ``max_shift`` (default ``2 * window``) on both sides of the cut at once.
     """
     sync = _hyp_sync(src, hyp) if list(src) != list(hyp) else list(range(len(src)))
     cuts: list[tuple[int, int]] = []
@@ -147,9 +158,42 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
                     or tok in banned):
                 ok = False
                 break
+        if ok and errors and not _guards_ok(src, hyp, x, y0 + left, errors, radius,
+                                            2 * window if max_shift is None else max_shift):
+            ok = False
         if ok:
             cuts.append((x, y0 + left))
     return cuts
+
+
+def _guards_ok(src: Sequence[str], hyp: Sequence[str], x: int, y: int,
+               errors: Sequence[tuple[int, int, frozenset[str], int, int]], radius: int,
+               max_shift: int) -> bool:
+    """Guards (e) and (f) of :func:`find_cuts` for the cut ``(x, y)``."""
+    left = [e for e in errors if e[1] <= x and not (e[0] == e[1] == x)]
+    right = [e for e in errors if e[0] >= x and e not in left]
+    near_l = set(src[max(0, x - radius):x]) | set(hyp[max(0, y - radius):y])
+    near_r = set(src[x:x + radius]) | set(hyp[y:y + radius])
+    for e in left:
+        if e[1] >= x - radius:
+            near_l |= e[2]
+    for e in right:
+        if e[0] <= x + radius:
+            near_r |= e[2]
+    for e in left:
+        if e[1] >= x - radius and e[2] & near_r:
+            return False
+    for e in right:
+        if e[0] <= x + radius and e[2] & near_l:
+            return False
+    # (f) spread of length offsets against the source, left and right of the cut
+    near_left = [e for e in left if e[1] >= x - radius]
+    near_right = [e for e in right if e[0] <= x + radius]
+    spread_l = (max(0, sum(e[4] for e in near_left))
+                - min(0, sum(e[3] for e in near_left)))
+    spread_r = (max(0, sum(e[4] for e in near_right))
+                - min(0, sum(e[3] for e in near_right)))
+    return min(spread_l, spread_r) <= max_shift
 
 
 def _touched(n: int, options: Sequence[Sequence[tuple[tuple[int, int, str], ...]]]) -> list[bool]:
@@ -173,10 +217,24 @@ def _error_span(opts: Sequence[tuple[tuple[int, int, str], ...]]) -> tuple[int, 
     return min(a for a, _ in spans), max(b for _, b in spans)
 
 
+def _error_guards(options: Sequence[Sequence[tuple[tuple[int, int, str], ...]]]
+                  ) -> list[tuple[int, int, frozenset[str], int, int]]:
+    """Per error with corrections: span, correction tokens, least and greatest length change."""
+    out = []
+    for opts in options:
+        span = _error_span(opts)
+        if span is None:
+            continue
+        toks = frozenset(tok for opt in opts for _, _, text in opt for tok in text.split())
+        shifts = [sum(len(text.split()) - (b - a) for a, b, text in opt) for opt in opts]
+        out.append((span[0], span[1], toks, min(shifts), max(shifts)))
+    return out
+
+
 def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
                        max_local: int = 1 << 16,
-                       cache: dict[tuple[int, int, Tokens, bool], object] | None = None
-                       ) -> list[Option] | None:
+                       cache: dict[tuple[int, int, Tokens, bool], object] | None = None,
+                       guards: bool = False) -> list[Option] | None:
     """The same result as :func:`exhaustive_options` (mixing), computed region by region.
 
     Returns None when the sentence cannot be decomposed safely (a region with more than
@@ -194,7 +252,8 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     same_sh = src == hyp
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
-    cuts = find_cuts(src, hyp, _touched(n, options), window, banned)
+    cuts = find_cuts(src, hyp, _touched(n, options), window, banned,
+                     errors=_error_guards(options) if guards else ())
     # Assign errors to regions delimited by cuts (errors are left of or right of every cut).
     bounds = [(0, 0), *cuts, (n, len(hyp))]
     regions: list[list[int]] = [[] for _ in range(len(bounds) - 1)]
