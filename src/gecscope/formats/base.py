@@ -17,15 +17,21 @@ from gecscope.errors import FormatError
 PathLike = str | os.PathLike[str]
 
 
-def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
-    """Read a whole file as UTF-8 (a leading BOM is dropped), normalising line ends to ``\\n``."""
+def read_bytes(path: PathLike, what: str = "a file") -> bytes:
+    """The bytes of ``path``; a missing file or a directory is a :class:`FormatError`."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except FileNotFoundError:
         raise FormatError("file not found", p) from None
     except IsADirectoryError:
-        raise FormatError("is a directory, expected a file", p) from None
+        raise FormatError(f"is a directory, expected {what}", p) from None
+
+
+def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
+    """Read a whole file as UTF-8 (a leading BOM is dropped), normalising line ends to ``\\n``."""
+    p = Path(path)
+    data = read_bytes(p)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

@@ -384,14 +384,10 @@ def _validate(p: Passage, lines: dict[str, int]) -> None:
 
 def read_passage(path: str | Path) -> Passage:
     """Read one UCCA XML file (raises :class:`FormatError` naming file and line)."""
+    from gecscope.formats.base import read_bytes
+
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise FormatError("file not found", p) from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, expected a UCCA XML file", p) from None
-    return parse_passage(data, p)
+    return parse_passage(read_bytes(p, "a UCCA XML file"), p)
 
 
 # --- writing ------------------------------------------------------------------------------
