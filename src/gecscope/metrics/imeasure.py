@@ -66,20 +66,21 @@ class IMeasureSentence:
 
 
 def load_gold(data: EvalData) -> IMeasureGold:
-    """The gold of ``data``: its XML reference, or its M2 reference converted (cached)."""
+    """The gold of ``data``: its I-measure XML reference, or its M2 reference converted (cached).
+
+    Reading ``data.m2`` parses gold XML (and caches the parsed gold) as well as M2, so
+    references that exist only in memory (e.g. a benchmark's subset) work too.
+    """
+    corpus = data.m2
     if "imeasure-gold" in data.cache:
         gold: IMeasureGold = data.cache["imeasure-gold"]
         return gold
-    from gecscope.formats.imeasure_xml import looks_like_gold, m2_to_gold, read_gold
-
-    paths = data.reference_paths
-    if len(paths) != 1:
+    if corpus is None:
         raise ConfigError("imeasure needs one reference file: I-measure gold XML or an M2 file "
-                          f"(got {len(paths)})")
-    if paths[0].lower().endswith(".xml") or looks_like_gold(paths[0]):
-        gold = read_gold(paths[0])
-    else:
-        gold = m2_to_gold(data.require_m2("imeasure"))
+                          f"(got {', '.join(data.reference_paths) or 'none'})")
+    from gecscope.formats.imeasure_xml import m2_to_gold
+
+    gold = m2_to_gold(corpus)
     data.cache["imeasure-gold"] = gold
     return gold
 
