@@ -203,3 +203,22 @@ def test_undecomposable_huge_sentence_is_refused() -> None:
     stats = IMeasureMetric(mix=False).sentence_stats_gold(gold, [sent.tokens])
     actual = [o.counts.tn for o in stats[0].options]
     assert actual == [20, 0]
+
+
+def test_table3_m2_prefers_the_other_hypothesis_and_in_memory_references() -> None:
+    # The other half of the paper's point: M2 ranks hypothesis 2 higher (F0.5 0.45 vs 0.33).
+    # The references here exist only in memory (EvalData.from_m2), as in the meta-evaluation.
+    from gecscope.metrics.m2 import M2Metric
+
+    src = tuple("Machine is design to help people .".split())
+    edits = (Edit(0, 1, ("Machines",), "Nn"), Edit(1, 2, ("are",), "SVA"),
+             Edit(2, 3, ("designed",), "Vform"))
+    data = EvalData.from_m2(Corpus((Sentence(src, (Annotation(0, edits),)),)))
+    h1 = Hypothesis("h1", [tuple("The machine is designed for helping people .".split())])
+    h2 = Hypothesis("h2", [tuple("Machines is a design on the helping of the people .".split())])
+    m2 = M2Metric()
+    actual = [round(m2.score(data, h).value, 2) for h in (h1, h2)]
+    assert actual == [0.33, 0.45]
+    im = IMeasureMetric()
+    i1, i2 = (im.score(data, h).fields["c_i"] for h in (h1, h2))
+    assert i1 == pytest.approx(-0.488) and i1 > i2
