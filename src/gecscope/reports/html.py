@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gecscope.formats.base import atomic_write
 from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, build_report
 from gecscope.reports.outcomes import OUTCOME_LABELS, OUTCOMES
-from gecscope.reports.text import integral_column
+from gecscope.reports.text import fmt, integral_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
@@ -36,15 +36,7 @@ def _e(s: Any) -> str:
 
 
 def _num(v: Any, digits: int = 4) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return _e(v)
+    return "–" if v is None else _e(fmt(v, digits))
 
 
 def _interval(s: ScoreEntry) -> str:
