@@ -17,7 +17,8 @@ Here both judgments are automatic proxies, documented in docs/rtt.md:
   (B, L, P, C), which therefore optimise what it measures; ``grammar_proxy="reference"`` is the
   independent check when references exist: better / same / worse when the word edit distance
   to the closest reference goes down / stays / goes up;
-* meaning: USIM when :mod:`gecscope.metrics.usim` can be used, else the token-overlap F1
+* meaning: a ``meaning_fn`` given by the caller (``scripts/rtt_jfleg.py`` passes USIM with
+  gecscope's trained UCCA parser, threshold ``--usim-threshold``), else the token-overlap F1
   (bag of lower-cased tokens, punctuation included) between correction and original must be
   at least ``faithfulness_threshold``.
 """
@@ -163,7 +164,8 @@ def evaluate_methods(originals: Sequence[Tokens], corrections: Mapping[str, Sequ
                      lm: LanguageModel, errorful: Sequence[bool],
                      config: EvalConfig | None = None,
                      meaning_fn: object | None = None,
-                     references: Sequence[Sequence[Tokens]] | None = None) -> RttEvaluation:
+                     references: Sequence[Sequence[Tokens]] | None = None,
+                     meaning_label: str = "custom") -> RttEvaluation:
     """Judge every method's corrections against the originals.
 
     ``errorful[i]`` says whether sentence ``i`` needs correcting (e.g. no reference equals the
@@ -212,4 +214,4 @@ def evaluate_methods(originals: Sequence[Tokens], corrections: Mapping[str, Sequ
             oracle.outcomes.append(best)
     err["oracle"] = oracle
     return RttEvaluation(err, gram, sum(errorful), n - sum(errorful),
-                         "token-overlap F1" if meaning_fn is None else "custom", cfg)
+                         "token-overlap F1" if meaning_fn is None else meaning_label, cfg)
