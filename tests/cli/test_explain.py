@@ -7,27 +7,10 @@ import math
 from pathlib import Path
 
 import pytest
+from cleme_example import REF_M2
 
 from gecscope.cli.main import main
 
-# S1 "a b c d e f g": hyp a->A c->X e->Y; ref0 a->A c->C g->G; ref1 a->A2 c->X g->G
-# S2 "x y z": nobody edits.   S3 "p q r s": hyp q->Q, ref0 q->Q, ref1 noop
-REF_M2 = """S a b c d e f g
-A 0 1|||R:X|||A|||REQUIRED|||-NONE-|||0
-A 2 3|||R:X|||C|||REQUIRED|||-NONE-|||0
-A 6 7|||R:X|||G|||REQUIRED|||-NONE-|||0
-A 0 1|||R:X|||A2|||REQUIRED|||-NONE-|||1
-A 2 3|||R:X|||X|||REQUIRED|||-NONE-|||1
-A 6 7|||R:X|||G|||REQUIRED|||-NONE-|||1
-
-S x y z
-A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0
-A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1
-
-S p q r s
-A 1 2|||R:X|||Q|||REQUIRED|||-NONE-|||0
-A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1
-"""
 HYP_TXT = "A b X d Y f g\nx y z\np Q r s\n"
 
 
