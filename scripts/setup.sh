@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up gecscope on a fresh machine (Debian, Python >= 3.11, PyPI and Debian packages reachable).
-#   bash scripts/setup.sh          core + spaCy/ERRANT + statistics extras (enough for the demo)
+#   bash scripts/setup.sh          core + spaCy/ERRANT + statistics + numba extras (the demo)
 #   bash scripts/setup.sh --dev    everything: all extras, Debian tools (Apertium, WordNet,
 #                                  Chromium for the browser test) and the test dependencies
 # Idempotent: re-running it only installs what is missing.
@@ -41,6 +41,6 @@ if [ "$mode" = "--dev" ]; then
   pipq "torch==2.13.0"
   pipq -e ".[all,sim,parser,marian,ct2,argos]" pytest jsonschema "ruff==0.17.6" "mypy==2.4.1"
 else
-  pipq -e ".[spacy,stats]"
+  pipq -e ".[spacy,stats,fast]"
 fi
 echo "setup: done ($("$PY" -c 'import gecscope; print("gecscope", gecscope.__version__)'))"

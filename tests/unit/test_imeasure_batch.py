@@ -1,4 +1,5 @@
-"""The numpy-batched three-way alignment gives exactly the pure-Python alignment's counts."""
+"""The fast three-way aligners (numba kernel, numpy batch) give exactly the pure-Python
+alignment's counts and optimal cost."""
 
 from __future__ import annotations
 
@@ -6,15 +7,18 @@ import random
 
 import pytest
 
-from gecscope.metrics.imeasure_align import threeway_dp
-from gecscope.metrics.imeasure_batch import threeway_counts
+from gecscope.metrics.imeasure_align import threeway_dp, threeway_table
+from gecscope.metrics.imeasure_batch import threeway_counts_costs
 from gecscope.metrics.imeasure_core import count_columns
 
 pytest.importorskip("numpy")
 
 
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_batch_equals_pure_python(seed: int) -> None:
+def test_fast_engines_equal_pure_python(seed: int, engine: str) -> None:
+    if engine == "numba":
+        pytest.importorskip("numba")
     rng = random.Random(seed)
     for _ in range(40):
         vocab = "abcde"[: rng.randint(2, 5)]
@@ -22,5 +26,6 @@ def test_batch_equals_pure_python(seed: int) -> None:
         h = [rng.choice(vocab) for _ in range(rng.randint(0, 8))]
         refs = [[rng.choice(vocab) for _ in range(rng.randint(0, 9))]
                 for _ in range(rng.randint(8, 20))]
-        expected = [count_columns(threeway_dp(s, h, r)) for r in refs]
-        assert threeway_counts(s, h, refs, chunk=7) == expected
+        expected = [(count_columns(threeway_dp(s, h, r)), threeway_table(s, h, r)[-1][-1][-1])
+                    for r in refs]
+        assert threeway_counts_costs(s, h, refs, chunk=7, engine=engine) == expected

@@ -13,8 +13,9 @@ read from I-measure gold XML (``--ref gold.xml``) or converted on the fly from a
 
 Reproduces mfelice/imeasure (``ieval.py``) with two documented differences: I is 0 when the
 system ties with the baseline (the tool returns ``floor(WAcc)``, i.e. 1 for a perfect tie;
-``tie_i="floor"`` restores it), and the search over references is decomposed so that it
-finishes (``search="exhaustive"`` runs the tool's enumeration). See docs/imeasure.md.
+``tie_i="floor"`` restores it), and the search over references is decomposed, with a certificate
+that makes it exact, so that it finishes (``search="exhaustive"`` runs the tool's enumeration).
+See docs/imeasure.md.
 """
 
 from __future__ import annotations
@@ -97,12 +98,11 @@ class IMeasureMetric(Metric):
 
         ``maximise`` is an aspect letter (d detection, c correction) followed by a metric
         (tp tn fp fn p r f acc wacc i). ``search``: ``auto`` decomposes each sentence into
-        regions cut where ``window`` consecutive tokens are shared by source, hypothesis and
-        every candidate (see docs/imeasure.md: NOT proven exact; known counterexamples with
-        long swapped or shifted corrections) and falls back to enumeration when a region is too
-        large; ``guarded`` adds two cut guards that exclude the known counterexample families
-        (slower, still not proven); ``exhaustive`` enumerates every
-        candidate as the tool does (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
+        regions at proposed cuts (``window`` consecutive tokens shared by source, hypothesis and
+        every candidate) and keeps a cut only when a certificate proves that every optimal
+        alignment of every candidate passes it, so the result equals the enumeration
+        (docs/imeasure.md); ``exhaustive`` enumerates every candidate as the tool does
+        (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
         ``floor`` (the tool's floor(WAcc)). ``main``: the headline column, e.g. ``c_i``.
         """
 
@@ -129,8 +129,8 @@ class IMeasureMetric(Metric):
                 raise ConfigError(f"imeasure: w={self.w} must be positive")
             if self.tie_i not in ("zero", "floor"):
                 raise ConfigError(f"imeasure: tie_i={self.tie_i!r}: expected zero or floor")
-            if self.search not in ("auto", "guarded", "exhaustive"):
-                raise ConfigError(f"imeasure: search={self.search!r}: expected auto, guarded or "
+            if self.search not in ("auto", "exhaustive"):
+                raise ConfigError(f"imeasure: search={self.search!r}: expected auto or "
                                   "exhaustive")
             if self.window < 1:
                 raise ConfigError(f"imeasure: window={self.window} must be at least 1")
@@ -150,9 +150,8 @@ class IMeasureMetric(Metric):
                          cache: dict[Any, Any] | None = None) -> list[Option]:
         """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure_search`)."""
         cfg = self.config
-        if cfg.mix and cfg.search in ("auto", "guarded"):
-            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache,
-                                      guards=cfg.search == "guarded")
+        if cfg.mix and cfg.search == "auto":
+            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache)
             if opts is not None:
                 return opts
             n = n_candidates_upper(sentence)

@@ -8,13 +8,12 @@ vectors with the best key the one with the earliest witness wins, exactly as a f
 over all candidates would choose.
 
 The decomposed search cuts a sentence where the source, the hypothesis and every candidate
-reference share ``window`` consecutive tokens (no correction touches them, the hypothesis keeps
-them, and they are locally unique), aligns each region separately for each of its local
-options, and sums count vectors region by region (a dynamic programme over distinct sums). See
-docs/imeasure.md for what is proven about this: it is exact whenever no optimal alignment puts
-a token left of a cut's shared run and one right of it in the same column, which is not checked;
-constructed counterexamples with long swapped or shifted corrections exist (the ``guards`` of
-:func:`find_cuts` exclude those families, heuristically). Exhaustive search is the reference.
+reference share ``window`` consecutive tokens, aligns each region separately for each of its
+local options, and sums count vectors region by region (a dynamic programme over distinct
+sums). A cut is kept only if the certificate of :mod:`gecscope.metrics.imeasure_certify`
+proves, for all candidates at once, that every minimum-cost alignment passes it; then the
+tool's backtrace is the concatenation of the regions' backtraces (docs/imeasure.md, proof 1)
+and the result equals the exhaustive search. Cuts that fail are dropped.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gecscope.formats.imeasure_xml import Error, GoldSentence
 from gecscope.metrics.imeasure_align import (
@@ -30,7 +30,8 @@ from gecscope.metrics.imeasure_align import (
     pairwise_backtrace,
     pairwise_table,
 )
-from gecscope.metrics.imeasure_batch import threeway_counts
+from gecscope.metrics.imeasure_batch import threeway_counts_costs
+from gecscope.metrics.imeasure_certify import margin
 from gecscope.metrics.imeasure_core import (
     Counts,
     apply_corrections,
@@ -38,6 +39,9 @@ from gecscope.metrics.imeasure_core import (
     compatible,
     count_columns,
     error_options,
+)
+from gecscope.metrics.imeasure_core import (
+    Option as Option_,
 )
 from gecscope.types import Tokens
 
@@ -119,24 +123,17 @@ def _hyp_sync(src: Sequence[str], hyp: Sequence[str]) -> list[int | None]:
 
 
 def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
-              window: int, banned: frozenset[str] = frozenset(), radius: int = 8,
-              errors: Sequence[tuple[int, int, frozenset[str], int, int]] = (),
-              max_shift: int | None = None) -> list[tuple[int, int]]:
-    """Cut points ``(x, y)``: source/hypothesis positions inside a shared, untouched window.
+              window: int, banned: frozenset[str] = frozenset(), radius: int = 8
+              ) -> list[tuple[int, int]]:
+    """Proposed cut points ``(x, y)``: source/hypothesis positions inside a shared window.
 
     ``touched[i]`` is True when some correction covers source token ``i`` or inserts next to
     it. With ``left = ceil(window/2)`` and ``right = window - left``, a cut at ``x`` needs source
     tokens ``x-left .. x+right-1`` untouched, matched in order and without gaps to hypothesis
     tokens ``y-left .. y+right-1`` by the pairwise alignment, occurring once within ``radius``
     tokens in the source and in the hypothesis, and absent from ``banned`` (correction texts).
-
-    ``errors`` lists ``(start, end, tokens, min_shift, max_shift)`` per error (source span,
-    tokens of all its correction texts, least and greatest length change of its options). With
-    it, two guards against the known failures of the rule (docs/imeasure.md) are applied:
-    (e) no correction token of an error on one side of the cut occurs within ``radius`` tokens
-    on the other side (source, hypothesis, or another error's corrections), and (f) the length
-    offsets of hypothesis and candidates against the source must not spread by more than
-    ``max_shift`` (default ``2 * window``) on both sides of the cut at once.
+    These conditions make a cut likely to hold; whether it holds is decided by the certificate
+    (:mod:`gecscope.metrics.imeasure_certify`).
     """
     sync = _hyp_sync(src, hyp) if list(src) != list(hyp) else list(range(len(src)))
     cuts: list[tuple[int, int]] = []
@@ -158,42 +155,9 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
                     or tok in banned):
                 ok = False
                 break
-        if ok and errors and not _guards_ok(src, hyp, x, y0 + left, errors, radius,
-                                            2 * window if max_shift is None else max_shift):
-            ok = False
         if ok:
             cuts.append((x, y0 + left))
     return cuts
-
-
-def _guards_ok(src: Sequence[str], hyp: Sequence[str], x: int, y: int,
-               errors: Sequence[tuple[int, int, frozenset[str], int, int]], radius: int,
-               max_shift: int) -> bool:
-    """Guards (e) and (f) of :func:`find_cuts` for the cut ``(x, y)``."""
-    left = [e for e in errors if e[1] <= x and not (e[0] == e[1] == x)]
-    right = [e for e in errors if e[0] >= x and e not in left]
-    near_l = set(src[max(0, x - radius):x]) | set(hyp[max(0, y - radius):y])
-    near_r = set(src[x:x + radius]) | set(hyp[y:y + radius])
-    for e in left:
-        if e[1] >= x - radius:
-            near_l |= e[2]
-    for e in right:
-        if e[0] <= x + radius:
-            near_r |= e[2]
-    for e in left:
-        if e[1] >= x - radius and e[2] & near_r:
-            return False
-    for e in right:
-        if e[0] <= x + radius and e[2] & near_l:
-            return False
-    # (f) spread of length offsets against the source, left and right of the cut
-    near_left = [e for e in left if e[1] >= x - radius]
-    near_right = [e for e in right if e[0] <= x + radius]
-    spread_l = (max(0, sum(e[4] for e in near_left))
-                - min(0, sum(e[3] for e in near_left)))
-    spread_r = (max(0, sum(e[4] for e in near_right))
-                - min(0, sum(e[3] for e in near_right)))
-    return min(spread_l, spread_r) <= max_shift
 
 
 def _touched(n: int, options: Sequence[Sequence[tuple[tuple[int, int, str], ...]]]) -> list[bool]:
@@ -217,45 +181,10 @@ def _error_span(opts: Sequence[tuple[tuple[int, int, str], ...]]) -> tuple[int, 
     return min(a for a, _ in spans), max(b for _, b in spans)
 
 
-def _error_guards(options: Sequence[Sequence[tuple[tuple[int, int, str], ...]]]
-                  ) -> list[tuple[int, int, frozenset[str], int, int]]:
-    """Per error with corrections: span, correction tokens, least and greatest length change."""
-    out = []
-    for opts in options:
-        span = _error_span(opts)
-        if span is None:
-            continue
-        toks = frozenset(tok for opt in opts for _, _, text in opt for tok in text.split())
-        shifts = [sum(len(text.split()) - (b - a) for a, b, text in opt) for opt in opts]
-        out.append((span[0], span[1], toks, min(shifts), max(shifts)))
-    return out
-
-
-def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
-                       max_local: int = 1 << 16,
-                       cache: dict[tuple[int, int, Tokens, bool], object] | None = None,
-                       guards: bool = False) -> list[Option] | None:
-    """The same result as :func:`exhaustive_options` (mixing), computed region by region.
-
-    Returns None when the sentence cannot be decomposed safely (a region with more than
-    ``max_local`` local combinations, or a non-trivial combination that rebuilds the source);
-    the caller then falls back to the exhaustive search. ``cache`` (one dict per sentence,
-    shared by every system scored on it) keeps each region's table for a given hypothesis piece.
-    """
-    src = list(sentence.tokens)
-    hyp = list(hyp)
-    n = len(src)
-    errors = canonical_errors(sentence)
-    options = [error_options(e) for e in errors]
-    if not errors:
-        return [Option(c := count_columns(align(src, hyp, src)), (), tuple(src))]
-    same_sh = src == hyp
-    banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
-                       for tok in text.split())
-    cuts = find_cuts(src, hyp, _touched(n, options), window, banned,
-                     errors=_error_guards(options) if guards else ())
-    # Assign errors to regions delimited by cuts (errors are left of or right of every cut).
-    bounds = [(0, 0), *cuts, (n, len(hyp))]
+def _merge_regions(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[Option_]],
+                   n: int, m: int) -> list[tuple[int, int, int, int, list[int]]] | None:
+    """Regions ``(x0, x1, y0, y1, errors)`` between the cuts that separate errors."""
+    bounds = [(0, 0), *cuts, (n, m)]
     regions: list[list[int]] = [[] for _ in range(len(bounds) - 1)]
     for ei, opts in enumerate(options):
         span = _error_span(opts)
@@ -282,57 +211,115 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
             start, pending = end, []
     # Errors must be contiguous in canonical order across regions (they are: cuts are sorted).
     flat = [e for *_, es in merged for e in es]
-    if flat != sorted(flat):
+    return merged if flat == sorted(flat) else None
+
+
+def _piece(source: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> Tokens:
+    """A region's reference piece: its corrections applied right to left, as in the tool.
+
+    The tool skips a correction that would empty the *sentence*; a piece may become empty.
+    :func:`decomposed_options` only decomposes when some region never does, so that the
+    sentence cannot become empty and the tool's workaround never applies.
+    """
+    cur = list(source)
+    for a, b, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        cur[a:b] = text.split()
+    return tuple(cur)
+
+
+RegionTable = tuple[dict[tuple[Counts, bool], tuple[Witness, Tokens]],
+                    set[tuple[Tokens, bool]], dict[Tokens, int]]
+
+
+def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1: int,
+                  local_opts: Sequence[Sequence[Option_]], same_sh: bool, max_local: int
+                  ) -> RegionTable | None:
+    """Distinct ``(counts, piece is the source)`` of a region with their first local witness,
+    the set of its pieces, and each distinct piece's optimal alignment cost."""
+    s_piece = src[x0:x1]
+    h_piece = hyp[y0:y1]
+    total = 1
+    for o in local_opts:
+        total *= len(o)
+    if total > max_local:
         return None
-    # Per region: distinct (counts, is_source_piece) with min local witness.
-    region_tables: list[dict[tuple[Counts, bool], tuple[Witness, Tokens]]] = []
-    region_pieces: list[set[tuple[Tokens, bool]]] = []
-    for x0, x1, y0, y1, es in merged:
-        s_piece = src[x0:x1]
-        h_piece = hyp[y0:y1]
-        ckey = (x0, x1, tuple(h_piece), same_sh)
-        if cache is not None and ckey in cache:
+    combos: list[tuple[Witness, Tokens]] = []
+    for idx in itertools.product(*(range(len(o)) for o in local_opts)):
+        edits = [(a - x0, b - x0, t) for k, i in enumerate(idx) for a, b, t in local_opts[k][i]]
+        if edits and not compatible(edits):
+            continue
+        piece = _piece(s_piece, edits) if edits else tuple(s_piece)
+        combos.append((tuple(idx), piece))
+    distinct = list(dict.fromkeys(p for _, p in combos))
+    if same_sh:
+        counted = []
+        for piece in distinct:
+            tab = pairwise_table(h_piece, piece)
+            a, b = pairwise_backtrace(tab, h_piece, piece)
+            counted.append((count_columns(zip(a, a, b, strict=True)), tab[-1][-1]))
+    else:
+        counted = threeway_counts_costs(s_piece, h_piece, distinct)
+    piece_counts = dict(zip(distinct, counted, strict=True))
+    table: dict[tuple[Counts, bool], tuple[Witness, Tokens]] = {}
+    pieces: set[tuple[Tokens, bool]] = set()
+    for idx, piece in combos:
+        key = (piece_counts[piece][0], list(piece) == s_piece)
+        pieces.add((piece, key[1]))
+        if key not in table:
+            table[key] = (idx, piece)
+    return table, pieces, {p: c for p, (_, c) in piece_counts.items()}
+
+
+def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
+                       max_local: int = 1 << 16,
+                       cache: dict[Any, Any] | None = None) -> list[Option] | None:
+    """The same result as :func:`exhaustive_options` (mixing), computed region by region.
+
+    Cuts proposed by :func:`find_cuts` are kept only when
+    :func:`gecscope.metrics.imeasure_certify.margin` proves, for every candidate at once, that
+    every minimum-cost alignment passes them (cuts that fail are dropped and the check is
+    repeated on the coarser regions), so the result is exact. Returns None when the sentence
+    cannot be decomposed (a region with more than ``max_local`` local combinations, a
+    correction that empties a region, or a non-trivial combination that rebuilds the source);
+    the caller then falls back to the exhaustive search. ``cache`` (one dict per sentence,
+    shared by every system scored on it) keeps each region's table for a given hypothesis
+    piece and each certificate.
+    """
+    src = list(sentence.tokens)
+    hyp = list(hyp)
+    n = len(src)
+    errors = canonical_errors(sentence)
+    options = [error_options(e) for e in errors]
+    if not errors:
+        return [Option(count_columns(align(src, hyp, src)), (), tuple(src))]
+    same_sh = src == hyp
+    banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
+                       for tok in text.split())
+    cuts = find_cuts(src, hyp, _touched(n, options), window, banned)
+    if cache is None:
+        cache = {}
+    while True:
+        merged = _merge_regions(cuts, options, n, len(hyp))
+        if merged is None:
+            return None
+        tables: list[RegionTable] = []
+        for x0, x1, y0, y1, es in merged:
+            ckey = (x0, x1, tuple(hyp[y0:y1]), same_sh)
+            if ckey not in cache:
+                cache[ckey] = _region_table(src, hyp, x0, x1, y0, y1,
+                                            [options[e] for e in es], same_sh, max_local)
             hit = cache[ckey]
             if hit is None:
                 return None
-            region_tables.append(hit[0])  # type: ignore[index]
-            region_pieces.append(hit[1])  # type: ignore[index]
-            continue
-        local_opts = [options[e] for e in es]
-        total = 1
-        for o in local_opts:
-            total *= len(o)
-        if total > max_local:
-            if cache is not None:
-                cache[ckey] = None
-            return None
-        pieces: set[tuple[Tokens, bool]] = set()
-        combos: list[tuple[Witness, Tokens]] = []
-        for idx in itertools.product(*(range(len(o)) for o in local_opts)):
-            edits = [(a - x0, b - x0, t) for k, i in enumerate(idx) for a, b, t in local_opts[k][i]]
-            if edits and not compatible(edits):
-                continue
-            combos.append((tuple(idx), apply_corrections(s_piece, edits) if edits
-                           else tuple(s_piece)))
-        distinct = list(dict.fromkeys(p for _, p in combos))
-        if same_sh:
-            counted = []
-            for piece in distinct:
-                a, b = pairwise_backtrace(pairwise_table(h_piece, piece), h_piece, piece)
-                counted.append(count_columns(zip(a, a, b, strict=True)))
-        else:
-            counted = threeway_counts(s_piece, h_piece, distinct)
-        piece_counts = dict(zip(distinct, counted, strict=True))
-        table: dict[tuple[Counts, bool], tuple[Witness, Tokens]] = {}
-        for idx, piece in combos:
-            key = (piece_counts[piece], list(piece) == s_piece)
-            pieces.add((piece, key[1]))
-            if key not in table:
-                table[key] = (idx, piece)
-        region_tables.append(table)
-        region_pieces.append(pieces)
-        if cache is not None:
-            cache[ckey] = (table, pieces)
+            tables.append(hit)
+        bad = _uncertified_cuts(src, hyp, merged, tables, same_sh, cache)
+        if not bad:
+            break
+        cuts = [(x1, y1) for j, (_x0, x1, _y0, y1, _) in enumerate(merged[:-1]) if j not in bad]
+    if all(() in costs for _, _, costs in tables):
+        return None  # some combination might empty the sentence
+    region_tables = [t for t, _, _ in tables]
+    region_pieces = [p for _, p, _ in tables]
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
@@ -358,6 +345,30 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
         if c not in found:
             found[c] = Option(c, w, ref)
     return sorted(found.values(), key=lambda o: o.witness)
+
+
+def _uncertified_cuts(src: list[str], hyp: list[str],
+                      merged: Sequence[tuple[int, int, int, int, list[int]]],
+                      tables: Sequence[RegionTable], same_sh: bool,
+                      cache: dict[Any, Any]) -> set[int]:
+    """Indices of the cuts (between ``merged[j]`` and ``merged[j+1]``) that some minimum-cost
+    alignment of some candidate may avoid; empty when the decomposition is exact."""
+    if len(merged) < 2:
+        return set()
+    spec = [(x0, x1, y0, y1, sorted(costs.items())) for (x0, x1, y0, y1, _), (_, _, costs)
+            in zip(merged, tables, strict=True)]
+    key = ("certificate", tuple(hyp), tuple((x1, y1) for _x0, x1, _y0, y1, _ in merged[:-1]))
+    if key not in cache:
+        value = margin(src, hyp, spec, same_sh)
+        bad: set[int] = set()
+        if value is not None and value <= 0:
+            n_cuts = len(merged) - 1
+            for j in range(n_cuts):
+                mj = margin(src, hyp, spec, same_sh, [k == j for k in range(n_cuts)])
+                if mj is not None and mj <= 0:
+                    bad.add(j)
+        cache[key] = bad
+    return set(cache[key])
 
 
 def _rebuilds_source(src: list[str], pieces: list[set[tuple[Tokens, bool]]]) -> bool:
