@@ -2,14 +2,18 @@
 
 Converts ``official-2014.combined.m2`` with gecscope's M2-to-XML converter, scores every system
 with the default options (mixing, maximise correction WAcc per sentence, w=2, beta=1) and prints
-the correction I (x100) next to the published value, then the timings. Usage::
+the correction I (x100) next to the published value, then the timings. ``--verify N`` then
+compares the decomposed search with the tool's exhaustive enumeration on N random
+(sentence, system) pairs with at most ``--max-candidates`` candidates. Usage::
 
     python benchmarks/imeasure_conll14.py [--data ../shared/data/conll14] [--tie-i floor]
+    python benchmarks/imeasure_conll14.py --verify 300
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from pathlib import Path
 
@@ -17,6 +21,11 @@ from gecscope.formats.imeasure_xml import m2_to_gold
 from gecscope.formats.m2 import read_m2
 from gecscope.formats.plain import read_tokens
 from gecscope.metrics.imeasure import IMeasureMetric
+from gecscope.metrics.imeasure_search import (
+    decomposed_options,
+    exhaustive_options,
+    n_candidates_upper,
+)
 
 # Felice & Briscoe (2015), CoNLL-2014 systems, I-measure x100 (as quoted in issue #4)
 PUBLISHED = {"UFC": 1.35, "INPUT": 0.00, "IITB": -0.25, "SJTU": -1.16, "CUUI": -2.18,
@@ -34,6 +43,9 @@ def main() -> None:
     ap.add_argument("--all-annotators", action="store_true")
     ap.add_argument("--systems", nargs="*", default=None)
     ap.add_argument("--optimise", default="sent", choices=["sent", "corpus"])
+    ap.add_argument("--verify", type=int, default=0, metavar="N",
+                    help="check N random sentence/system pairs against exhaustive search")
+    ap.add_argument("--max-candidates", type=int, default=64)
     args = ap.parse_args()
     data = Path(args.data)
     t0 = time.perf_counter()
@@ -58,6 +70,35 @@ def main() -> None:
               f"{100 * f['c_r']:6.2f} {100 * f['c_f']:6.2f} {dt:6.1f}")
     total = time.perf_counter() - t_all
     print(f"conversion {t_conv:.2f}s; 13 systems x {len(gold)} sentences scored in {total:.1f}s")
+    if args.verify:
+        verify(gold, data, args.verify, args.max_candidates, args.window)
+
+
+def verify(gold: object, data: Path, n: int, max_candidates: int, window: int) -> None:
+    """Decomposed search against the tool's enumeration on random sentence/system pairs."""
+    sents = gold.sentences  # type: ignore[attr-defined]
+    systems = {name: read_tokens(data / "submissions" / name, expected=len(sents))
+               for name in PUBLISHED}
+    pool = [(i, name) for i, s in enumerate(sents) if 1 < n_candidates_upper(s) <= max_candidates
+            for name in systems]
+    rng = random.Random(1)
+    sample = rng.sample(pool, min(n, len(pool)))
+    t0 = time.perf_counter()
+    same = fallback = 0
+    for i, name in sample:
+        fast = decomposed_options(sents[i], systems[name][i], window)
+        if fast is None:  # not decomposable: the metric enumerates this sentence itself
+            fallback += 1
+            continue
+        slow = exhaustive_options(sents[i], systems[name][i])
+        key = [(o.counts, o.witness, o.reference) for o in slow]
+        if [(o.counts, o.witness, o.reference) for o in fast] == key:
+            same += 1
+        else:
+            print(f"DIFFERENT: sentence {sents[i].id}, system {name}")
+    print(f"verify: {same}/{len(sample) - fallback} decomposed pairs identical to exhaustive "
+          f"search ({fallback} not decomposable, enumerated by the metric; "
+          f"2-{max_candidates} candidates, {time.perf_counter() - t0:.0f}s)")
 
 
 if __name__ == "__main__":
