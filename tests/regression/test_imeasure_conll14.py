@@ -49,3 +49,28 @@ def test_conll14_gold_conversion(gold) -> None:  # type: ignore[no-untyped-def]
     counts = [sum(s.numann == k for s in gold.sentences) for k in (0, 1, 2)]
     assert counts == [136, 88, 1088]
     assert sum(e.required for s in gold.sentences for e in s.errors) == 1443
+
+
+@pytest.mark.slow
+def test_conll14_decomposed_search_equals_enumeration(conll14: Path, gold) -> None:  # type: ignore[no-untyped-def]
+    # Real sentences with 2-16 candidate references, systems drawn at random: the certified
+    # decomposition returns exactly the enumeration's outcomes and witnesses.
+    import random
+
+    from gecscope.metrics.imeasure_search import (
+        decomposed_options,
+        exhaustive_options,
+        n_candidates_upper,
+    )
+
+    systems = {name: read_tokens(conll14 / "submissions" / name, expected=len(gold))
+               for name in ("AMU", "CAMB", "CUUI", "POST", "RAC", "UMC")}
+    pool = [(i, name) for i, s in enumerate(gold.sentences)
+            if 1 < n_candidates_upper(s) <= 16 and len(s.tokens) <= 40 for name in systems]
+    rng = random.Random(4)
+    for i, name in rng.sample(pool, 30):
+        sent, hyp = gold.sentences[i], systems[name][i]
+        fast = decomposed_options(sent, hyp)
+        assert fast is not None
+        expected = [(o.counts, o.witness, o.reference) for o in exhaustive_options(sent, hyp)]
+        assert [(o.counts, o.witness, o.reference) for o in fast] == expected, (sent.id, name)
