@@ -73,4 +73,5 @@ def test_conll14_decomposed_search_equals_enumeration(conll14: Path, gold) -> No
         fast = decomposed_options(sent, hyp)
         assert fast is not None
         expected = [(o.counts, o.witness, o.reference) for o in exhaustive_options(sent, hyp)]
-        assert [(o.counts, o.witness, o.reference) for o in fast] == expected, (sent.id, name)
+        actual = [(o.counts, o.witness, o.reference) for o in fast]
+        assert actual == expected, (sent.id, name)

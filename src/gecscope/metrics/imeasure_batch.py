@@ -153,7 +153,9 @@ def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]]
 
 
 @jit
-def _pc(a: int, b: int) -> int:
+def pair_cost(a: int, b: int) -> int:
+    """The tool's cost of two aligned tokens given as ids (``-1`` is a gap): 0 for two gaps or
+    equal tokens, 2 for a token against a gap, 3 for different tokens."""
     if a < 0:
         return 0 if b < 0 else 2
     if b < 0:
@@ -183,17 +185,17 @@ def _kernel(S: Any, H: Any, R: Any, out: Any) -> int:
                     continue
                 best = 1 << 40
                 if i and j and k:
-                    v = D[idx - A * B - B - 1] + _pc(S[i - 1], H[j - 1]) + _pc(S[i - 1], R[k - 1]) \
-                        + _pc(H[j - 1], R[k - 1])
+                    v = D[idx - A * B - B - 1] + pair_cost(S[i - 1], H[j - 1]) + pair_cost(S[i - 1], R[k - 1]) \
+                        + pair_cost(H[j - 1], R[k - 1])
                     best = min(best, v)
                 if i and j:
-                    v = D[idx - A * B - B] + _pc(S[i - 1], H[j - 1]) + 4
+                    v = D[idx - A * B - B] + pair_cost(S[i - 1], H[j - 1]) + 4
                     best = min(best, v)
                 if i and k:
-                    v = D[idx - A * B - 1] + _pc(S[i - 1], R[k - 1]) + 4
+                    v = D[idx - A * B - 1] + pair_cost(S[i - 1], R[k - 1]) + 4
                     best = min(best, v)
                 if j and k:
-                    v = D[idx - B - 1] + _pc(H[j - 1], R[k - 1]) + 4
+                    v = D[idx - B - 1] + pair_cost(H[j - 1], R[k - 1]) + 4
                     best = min(best, v)
                 if i:
                     v = D[idx - A * B] + 4
@@ -214,19 +216,19 @@ def _kernel(S: Any, H: Any, R: Any, out: Any) -> int:
         s = S[i - 1] if i else -1
         h = H[j - 1] if j else -1
         r = R[k - 1] if k else -1
-        if i and j and k and cur == D[idx - A * B - B - 1] + _pc(s, h) + _pc(s, r) + _pc(h, r):
+        if i and j and k and cur == D[idx - A * B - B - 1] + pair_cost(s, h) + pair_cost(s, r) + pair_cost(h, r):
             i -= 1
             j -= 1
             k -= 1
-        elif i and j and cur == D[idx - A * B - B] + _pc(s, h) + 4:
+        elif i and j and cur == D[idx - A * B - B] + pair_cost(s, h) + 4:
             r = -1
             i -= 1
             j -= 1
-        elif i and k and cur == D[idx - A * B - 1] + _pc(s, r) + 4:
+        elif i and k and cur == D[idx - A * B - 1] + pair_cost(s, r) + 4:
             h = -1
             i -= 1
             k -= 1
-        elif j and k and cur == D[idx - B - 1] + _pc(h, r) + 4:
+        elif j and k and cur == D[idx - B - 1] + pair_cost(h, r) + 4:
             s = -1
             j -= 1
             k -= 1

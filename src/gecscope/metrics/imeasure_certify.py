@@ -33,19 +33,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from gecscope._jit import HAVE_NUMBA, jit, np
+from gecscope.metrics.imeasure_batch import pair_cost
 from gecscope.types import Tokens
 
 INF = 1 << 40
-
-
-@jit
-def _pc(a: int, b: int) -> int:
-    """Pair cost of two tokens (``-1`` is a gap)."""
-    if a < 0:
-        return 0 if b < 0 else 2
-    if b < 0:
-        return 2
-    return 0 if a == b else 3
 
 
 @jit
@@ -138,7 +129,7 @@ def _kernel(S: Any, H: Any, use_s: bool, tok: Any, off: Any, cost: Any, reg: Any
     ch = vec[1]
     for i in range(1, ns + 1):
         for j in range(1, nh + 1):
-            csh[i * W + j] = _pc(S[i - 1], H[j - 1])
+            csh[i * W + j] = pair_cost(S[i - 1], H[j - 1])
     n_reg = len(reg) - 1
     first_cut = n_reg
     last_cut = -1
@@ -169,9 +160,9 @@ def _kernel(S: Any, H: Any, use_s: bool, tok: Any, off: Any, cost: Any, reg: Any
             for k in range(a, b):
                 t = tok[k]
                 for i in range(1, ns + 1):
-                    cs[i] = _pc(S[i - 1], t)
+                    cs[i] = pair_cost(S[i - 1], t)
                 for jj in range(1, nh + 1):
-                    ch[jj] = _pc(H[jj - 1], t)
+                    ch[jj] = pair_cost(H[jj - 1], t)
                 wk = w if k == a else 0
                 if do0:
                     _step(V0 if k == a else B0, A0, csh, cs, ch, ns, nh, wk, use_s)
