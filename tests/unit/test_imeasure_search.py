@@ -211,3 +211,19 @@ def test_metric_search_option() -> None:
     assert actual == (True, True)
     with pytest.raises(ConfigError, match="auto or exhaustive"):
         IMeasureMetric(search="guarded")
+
+
+def test_a_sentence_that_may_become_empty_is_enumerated() -> None:
+    # Right to left: deleting "a b" would empty the sentence, so the tool skips it, then
+    # inserts "x": the reference is "x a b". Such a sentence is not decomposed (None) and the
+    # metric enumerates it.
+    from gecscope.metrics.imeasure import IMeasureMetric
+
+    sent = GoldSentence("1", "a b", 1, (
+        Error("1", "T", True, (Alternative("0", (Correction(0, 2, ""),)),)),
+        Error("2", "T", True, (Alternative("0", (Correction(0, 0, "x"),)),))))
+    hyp = ["x", "a", "b"]
+    assert decomposed_options(sent, hyp) is None
+    opts = IMeasureMetric().sentence_options(sent, hyp)
+    actual = [(o.reference, o.counts.tp_c) for o in opts]
+    assert actual == [(("x", "a", "b"), 1)]

@@ -214,21 +214,27 @@ def _merge_regions(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[O
     return merged if flat == sorted(flat) else None
 
 
-def _piece(source: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> Tokens:
-    """A region's reference piece: its corrections applied right to left, as in the tool.
+def _piece(source: Sequence[str], edits: Sequence[tuple[int, int, str]]
+           ) -> tuple[Tokens, bool]:
+    """A region's reference piece (its corrections applied right to left, as in the tool) and
+    whether the piece was empty after some correction.
 
-    The tool skips a correction that would empty the *sentence*; a piece may become empty.
-    :func:`decomposed_options` only decomposes when some region never does, so that the
-    sentence cannot become empty and the tool's workaround never applies.
+    The tool skips a correction that would empty the *sentence*. While a region's corrections
+    are applied, the regions to its left still hold their source tokens, so the sentence can
+    only become empty in the first region, with every later region emptied.
+    :func:`decomposed_options` does not decompose a sentence where each region can become
+    empty, so that the tool's workaround never applies to a decomposed sentence.
     """
     cur = list(source)
+    emptied = False
     for a, b, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         cur[a:b] = text.split()
-    return tuple(cur)
+        emptied = emptied or not cur
+    return tuple(cur), emptied
 
 
 RegionTable = tuple[dict[tuple[Counts, bool], tuple[Witness, Tokens]],
-                    set[tuple[Tokens, bool]], dict[Tokens, int]]
+                    set[tuple[Tokens, bool]], dict[Tokens, int], bool]
 
 
 def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1: int,
@@ -244,11 +250,13 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     if total > max_local:
         return None
     combos: list[tuple[Witness, Tokens]] = []
+    can_empty = False
     for idx in itertools.product(*(range(len(o)) for o in local_opts)):
         edits = [(a - x0, b - x0, t) for k, i in enumerate(idx) for a, b, t in local_opts[k][i]]
         if edits and not compatible(edits):
             continue
-        piece = _piece(s_piece, edits) if edits else tuple(s_piece)
+        piece, emptied = _piece(s_piece, edits) if edits else (tuple(s_piece), False)
+        can_empty = can_empty or emptied
         combos.append((tuple(idx), piece))
     distinct = list(dict.fromkeys(p for _, p in combos))
     if same_sh:
@@ -267,7 +275,7 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
         pieces.add((piece, key[1]))
         if key not in table:
             table[key] = (idx, piece)
-    return table, pieces, {p: c for p, (_, c) in piece_counts.items()}
+    return table, pieces, {p: c for p, (_, c) in piece_counts.items()}, can_empty
 
 
 def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
@@ -280,7 +288,8 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     every minimum-cost alignment passes them (cuts that fail are dropped and the check is
     repeated on the coarser regions), so the result is exact. Returns None when the sentence
     cannot be decomposed (a region with more than ``max_local`` local combinations, a
-    correction that empties a region, or a non-trivial combination that rebuilds the source);
+    sentence that some combination could empty, or a non-trivial combination that rebuilds
+    the source);
     the caller then falls back to the exhaustive search. ``cache`` (one dict per sentence,
     shared by every system scored on it) keeps each region's table for a given hypothesis
     piece and each certificate.
@@ -316,10 +325,10 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
         if not bad:
             break
         cuts = [(x1, y1) for j, (_x0, x1, _y0, y1, _) in enumerate(merged[:-1]) if j not in bad]
-    if all(() in costs for _, _, costs in tables):
-        return None  # some combination might empty the sentence
-    region_tables = [t for t, _, _ in tables]
-    region_pieces = [p for _, p, _ in tables]
+    if all(can_empty for *_, can_empty in tables):
+        return None  # the sentence might become empty: the tool's workaround would apply
+    region_tables = [t for t, *_ in tables]
+    region_pieces = [p for _, p, *_ in tables]
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
@@ -355,7 +364,7 @@ def _uncertified_cuts(src: list[str], hyp: list[str],
     alignment of some candidate may avoid; empty when the decomposition is exact."""
     if len(merged) < 2:
         return set()
-    spec = [(x0, x1, y0, y1, sorted(costs.items())) for (x0, x1, y0, y1, _), (_, _, costs)
+    spec = [(x0, x1, y0, y1, sorted(costs.items())) for (x0, x1, y0, y1, _), (_, _, costs, _)
             in zip(merged, tables, strict=True)]
     key = ("certificate", tuple(hyp), tuple((x1, y1) for _x0, x1, _y0, y1, _ in merged[:-1]))
     if key not in cache:
