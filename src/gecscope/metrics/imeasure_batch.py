@@ -34,12 +34,6 @@ def _numpy() -> Any:
     return numpy
 
 
-def threeway_counts(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]],
-                    chunk: int = 512) -> list[Counts]:
-    """Counts of the three-way alignment of ``(s, h, r)`` for every ``r`` in ``refs``."""
-    return [c for c, _ in threeway_counts_costs(s, h, refs, chunk)]
-
-
 def threeway_counts_costs(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]],
                           chunk: int = 512, engine: str = "auto") -> list[tuple[Counts, int]]:
     """Counts and optimal cost of the three-way alignment of ``(s, h, r)`` for each ``r``.
@@ -47,22 +41,22 @@ def threeway_counts_costs(s: Sequence[str], h: Sequence[str], refs: Sequence[Seq
     ``engine``: ``auto`` (compiled kernel with numba, else the numpy batch for three or more
     references, else pure Python), or one of ``numba``, ``numpy``, ``python`` (for tests).
     """
+    numpy = _numpy()
     if engine == "auto":
-        engine = "numba" if HAVE_NUMBA else "numpy" if _numpy() is not None and len(refs) >= 3 \
+        engine = "numba" if HAVE_NUMBA else "numpy" if numpy is not None and len(refs) >= 3 \
             else "python"
     if engine == "numba":
         return _compiled(s, h, refs)
-    if engine == "python" or _numpy() is None:
+    if engine == "python" or numpy is None:
         out = []
         for r in refs:
             D = threeway_table(s, h, r)
             out.append((count_columns(threeway_backtrace(D, s, h, r)),
                         D[len(s)][len(h)][len(r)]))
         return out
-    np_ = _numpy()
     res: list[tuple[Counts, int]] = []
     for start in range(0, len(refs), chunk):
-        res.extend(_batch(np_, list(s), list(h), [list(r) for r in refs[start:start + chunk]]))
+        res.extend(_batch(numpy, list(s), list(h), [list(r) for r in refs[start:start + chunk]]))
     return res
 
 

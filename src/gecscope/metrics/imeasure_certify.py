@@ -145,8 +145,10 @@ def _kernel(S: Any, H: Any, use_s: bool, tok: Any, off: Any, cost: Any, reg: Any
     for j in range(n_reg):
         do0 = j <= last_cut  # flag-0 paths still matter (a checked cut lies ahead)
         do1 = j > first_cut  # flag-1 paths exist (a checked cut lies behind)
-        _fill(E0, INF)
-        _fill(E1, INF)
+        if do0:
+            _fill(E0, INF)
+        if do1:
+            _fill(E1, INF)
         for p in range(reg[j], reg[j + 1]):
             a = off[p]
             b = off[p + 1]
@@ -178,8 +180,10 @@ def _kernel(S: Any, H: Any, use_s: bool, tok: Any, off: Any, cost: Any, reg: Any
                         _min_into(E0, A0, 0)
                     if do1:
                         _min_into(E1, A1, 0)
-        _closure(E0, V0, csh, ns, nh, use_s, -1, -1)
-        _closure(E1, V1, csh, ns, nh, use_s, -1, -1)
+        if do0:
+            _closure(E0, V0, csh, ns, nh, use_s, -1, -1)
+        if do1:
+            _closure(E1, V1, csh, ns, nh, use_s, -1, -1)
         if j < n_reg - 1 and cut_x[j] >= 0:
             x = cut_x[j]
             y = cut_y[j]

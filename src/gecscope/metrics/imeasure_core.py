@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gecscope.formats.imeasure_xml import Correction, Error, GoldSentence
@@ -60,21 +60,42 @@ def apply_corrections(source: Sequence[str], edits: Iterable[tuple[int, int, str
     leave the sentence empty is skipped, and an empty result falls back to the source (the
     tool's NUCLE workarounds).
     """
+    cur, _ = apply_in_order(source, edits, skip_emptying=True)
+    return cur if cur else tuple(source)
+
+
+def apply_in_order(source: Sequence[str], edits: Iterable[tuple[int, int, str]],
+                   skip_emptying: bool = False) -> tuple[Tokens, bool]:
+    """Corrections applied right to left (descending ``(start, end)``), and whether the token
+    list was empty after some correction. With ``skip_emptying`` such a correction is skipped
+    instead (the tool's rule for a whole sentence; a part of a sentence may become empty)."""
     cur = list(source)
+    emptied = False
     for a, b, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        before = cur[:]
+        before = cur[:] if skip_emptying else cur
         cur[a:b] = text.split()
         if not cur:
-            cur = before
-    if not cur:
-        return tuple(source)
-    return tuple(cur)
+            emptied = True
+            if skip_emptying:
+                cur = before
+    return tuple(cur), emptied
 
 
 def compatible(edits: Sequence[tuple[int, int, str]]) -> bool:
     """No two corrections on the same ``(start, end)`` span (the tool's only compatibility test)."""
     spans = [(a, b) for a, b, _ in edits]
     return len(spans) == len(set(spans))
+
+
+def option_combinations(options: Sequence[Sequence[Option]]
+                        ) -> Iterator[tuple[tuple[int, ...], list[tuple[int, int, str]]]]:
+    """One option per error, in lexicographic order of the option indices, with the chosen
+    corrections; combinations that fail :func:`compatible` are skipped (the tool's mixing)."""
+    for idx in itertools.product(*(range(len(o)) for o in options)):
+        edits = [c for k, i in enumerate(idx) for c in options[k][i]]
+        if edits and not compatible(edits):
+            continue
+        yield idx, edits
 
 
 def candidate_references(sentence: GoldSentence, mix: bool = True) -> list[Tokens]:
@@ -90,12 +111,8 @@ def candidate_references(sentence: GoldSentence, mix: bool = True) -> list[Token
     if mix:
         if not sentence.errors:
             return [src]
-        for combo in itertools.product(*(error_options(e) for e in sentence.errors)):
-            edits = [c for opt in combo for c in opt]
-            if not edits:
-                out.setdefault(src, None)
-            elif compatible(edits):
-                out.setdefault(apply_corrections(src, edits), None)
+        for _, edits in option_combinations([error_options(e) for e in sentence.errors]):
+            out.setdefault(apply_corrections(src, edits) if edits else src, None)
         return list(out)
     if sentence.numann <= 0:
         return [src]

@@ -18,7 +18,6 @@ and the result equals the exhaustive search. Cuts that fail are dropped.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,14 +34,13 @@ from gecscope.metrics.imeasure_certify import margin
 from gecscope.metrics.imeasure_core import (
     Counts,
     apply_corrections,
+    apply_in_order,
     candidate_references,
-    compatible,
     count_columns,
     error_options,
+    option_combinations,
 )
-from gecscope.metrics.imeasure_core import (
-    Option as Option_,
-)
+from gecscope.metrics.imeasure_core import Option as Option_
 from gecscope.types import Tokens
 
 Witness = tuple[int, ...]
@@ -79,10 +77,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
     options = [error_options(e) for e in errors]
     seen: set[Tokens] = set()
     found: dict[Counts, Option] = {}
-    for idx in itertools.product(*(range(len(o)) for o in options)):
-        edits = [c for e, i in enumerate(idx) for c in options[e][i]]
-        if edits and not compatible(edits):
-            continue
+    for idx, edits in option_combinations(options):
         ref = apply_corrections(src, edits) if edits else src
         if ref in seen:
             continue
@@ -214,25 +209,6 @@ def _merge_regions(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[O
     return merged if flat == sorted(flat) else None
 
 
-def _piece(source: Sequence[str], edits: Sequence[tuple[int, int, str]]
-           ) -> tuple[Tokens, bool]:
-    """A region's reference piece (its corrections applied right to left, as in the tool) and
-    whether the piece was empty after some correction.
-
-    The tool skips a correction that would empty the *sentence*. While a region's corrections
-    are applied, the regions to its left still hold their source tokens, so the sentence can
-    only become empty in the first region, with every later region emptied.
-    :func:`decomposed_options` does not decompose a sentence where each region can become
-    empty, so that the tool's workaround never applies to a decomposed sentence.
-    """
-    cur = list(source)
-    emptied = False
-    for a, b, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        cur[a:b] = text.split()
-        emptied = emptied or not cur
-    return tuple(cur), emptied
-
-
 RegionTable = tuple[dict[tuple[Counts, bool], tuple[Witness, Tokens]],
                     set[tuple[Tokens, bool]], dict[Tokens, int], bool]
 
@@ -251,13 +227,13 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
         return None
     combos: list[tuple[Witness, Tokens]] = []
     can_empty = False
-    for idx in itertools.product(*(range(len(o)) for o in local_opts)):
-        edits = [(a - x0, b - x0, t) for k, i in enumerate(idx) for a, b, t in local_opts[k][i]]
-        if edits and not compatible(edits):
-            continue
-        piece, emptied = _piece(s_piece, edits) if edits else (tuple(s_piece), False)
+    for idx, edits in option_combinations(local_opts):
+        # The tool skips a correction that would empty the *sentence*; a piece may become
+        # empty (while a region's corrections are applied, the regions to its left still hold
+        # their source tokens, so the sentence can only become empty if every region can).
+        piece, emptied = apply_in_order(s_piece, [(a - x0, b - x0, t) for a, b, t in edits])
         can_empty = can_empty or emptied
-        combos.append((tuple(idx), piece))
+        combos.append((idx, piece))
     distinct = list(dict.fromkeys(p for _, p in combos))
     if same_sh:
         counted = []
