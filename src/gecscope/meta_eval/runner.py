@@ -46,12 +46,7 @@ def system_scores(results: Mapping[str, SystemResult], level: str = "corpus") ->
         raise ConfigError(f"level must be corpus or sentence, got {level!r}")
     if level == "corpus":
         return {s: float(r.score.value) for s, r in results.items()}
-    table = sentence_score_table(results)
-    out = {}
-    for s, vals in table.items():
-        clean = [v for v in vals if not math.isnan(v)]
-        out[s] = sum(clean) / len(clean) if clean else math.nan
-    return out
+    return {s: _mean(vals) for s, vals in sentence_score_table(results).items()}
 
 
 def system_correlations(bench: Benchmark, scores: Mapping[str, float],
@@ -113,13 +108,13 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 if progress:
                     progress(f"{name} on {bench.name}")
                 systems = bench.select(sets[bench.name])
-                results = evaluate_systems(metric, bench, bench.systems)
+                results = evaluate_systems(metric, bench, systems)
                 corpus_row.correlations[bench.name] = system_correlations(
                     bench, system_scores(results, "corpus"), systems)
                 if has_sentence and all(r.sentence_scores is not None for r in results.values()):
                     table = sentence_score_table(results)
                     sent_row.correlations[bench.name] = system_correlations(
-                        bench, system_scores(results, "sentence"), systems)
+                        bench, {s: _mean(v) for s, v in table.items()}, systems)
                     sent_row.sentence[bench.name] = sentence_correlations(bench, table,
                                                                           systems, ties)
                 else:
