@@ -53,15 +53,6 @@ class ErrantAnnotator:
         self._docs: dict[str, Any] = {}
         self._edits: dict[tuple[str, str], tuple[Edit, ...]] = {}
 
-    @property
-    def version(self) -> str:
-        import errant
-        import spacy
-
-        meta = getattr(self.nlp, "meta", {})
-        return (f"errant {errant.__version__}, spaCy {spacy.__version__}, "
-                f"{meta.get('lang', 'en')}_{meta.get('name', '?')} {meta.get('version', '?')}")
-
     def parse_many(self, texts: Iterable[str],
                    progress: Callable[[int], None] | None = None) -> None:
         """Parse every not-yet-seen text, in batches, into the document cache."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 import time
 import typing
@@ -117,7 +116,3 @@ def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def dump_json(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False)
-
-
-def use_colour(stream: TextIO) -> bool:
-    return stream.isatty() and "NO_COLOR" not in os.environ

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 
 def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
     """P, R, F_beta: P = 1 when nothing was proposed, R = 1 when nothing was to be found,
@@ -13,18 +11,3 @@ def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, floa
     b2 = beta * beta
     f = (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0
     return p, r, f
-
-
-@dataclass(frozen=True, slots=True)
-class EditCounts:
-    """True positives, false positives and false negatives (no rounding anywhere)."""
-
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-
-    def __add__(self, other: EditCounts) -> EditCounts:
-        return EditCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
-
-    def prf(self, beta: float = 0.5) -> tuple[float, float, float]:
-        return prf(self.tp, self.fp, self.fn, beta)

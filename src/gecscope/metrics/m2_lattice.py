@@ -70,10 +70,6 @@ class Lattice:
         return len(self.hyp) + 1
 
     @property
-    def n_nodes(self) -> int:
-        return len(self.nodes)
-
-    @property
     def n_steps(self) -> int:
         return sum(b.bit_count() for b in self.out)
 

@@ -36,7 +36,7 @@ class GraphEdge:
 class EvalGraph:
     """Yields and counted edges of one passage, computed once and reused by every measure."""
 
-    __slots__ = ("_labels", "edges", "include_punct", "passage", "punct", "tokens", "yields")
+    __slots__ = ("edges", "include_punct", "passage", "punct", "tokens", "yields")
 
     def __init__(self, passage: Passage, *, include_punct: bool = False) -> None:
         self.passage = passage
@@ -55,7 +55,6 @@ class EvalGraph:
                 child = passage.units[e.child]
                 edges.append(GraphEdge(unit.id, e.child, e.tag, e.remote, child.implicit))
         self.edges: tuple[GraphEdge, ...] = tuple(edges)
-        self._labels: dict[str, frozenset[str]] | None = None
 
     def _compute_yields(self) -> None:
         p = self.passage
@@ -88,15 +87,6 @@ class EvalGraph:
                         acc |= yields[e.child]
                 yields[uid] = frozenset(acc)
                 stack.pop()
-
-    def incoming_labels(self) -> dict[str, frozenset[str]]:
-        """For each unit, the labels of its counted incoming edges (primary and remote)."""
-        if self._labels is None:
-            acc: dict[str, set[str]] = {}
-            for e in self.edges:
-                acc.setdefault(e.child, set()).add(e.label)
-            self._labels = {k: frozenset(v) for k, v in acc.items()}
-        return self._labels
 
     def content_positions(self) -> list[int]:
         """Token positions that can be in a yield (non-punctuation unless punct is included)."""

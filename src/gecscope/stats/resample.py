@@ -89,11 +89,6 @@ def fast_path(metric: Metric, stats: Sequence[Any] | None = None) -> Any:
     return adapter_for(metric, stats)
 
 
-def has_fast_path(metric: Metric, stats: Sequence[Any] | None = None) -> bool:
-    """True when ``metric`` can be resampled through count vectors."""
-    return fast_path(metric, stats) is not None
-
-
 @dataclass
 class CountTable:
     """A system's per-sentence candidate counts, shape ``(n, C, k)`` (NaN = no candidate)."""
@@ -388,19 +383,3 @@ def bootstrap_interval(metric: Metric, stats: Sequence[Any], n_samples: int = DE
     value = metric.aggregate(list(stats)).value
     samples = bootstrap_samples(metric, stats, n_samples, seed, fast=fast)["value"]
     return interval_from_samples(value, samples, confidence, n_samples, seed)
-
-
-def bootstrap_field_intervals(metric: Metric, stats: Sequence[Any],
-                              n_samples: int = DEFAULT_SAMPLES, seed: int | None = DEFAULT_SEED,
-                              confidence: float = DEFAULT_CONFIDENCE, *, fast: bool = True
-                              ) -> dict[str, Interval]:
-    """Intervals for the headline (key ``"value"``) and every numeric Score field."""
-    score = metric.aggregate(list(stats))
-    samples = bootstrap_samples(metric, stats, n_samples, seed, fields=True, fast=fast)
-    out = {"value": interval_from_samples(score.value, samples["value"], confidence,
-                                          n_samples, seed)}
-    for name, v in score.fields.items():
-        if name in samples and isinstance(v, int | float):
-            out[name] = interval_from_samples(float(v), samples[name], confidence,
-                                              n_samples, seed)
-    return out
