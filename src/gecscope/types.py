@@ -141,8 +141,12 @@ class Corpus:
         """One corrected sentence per source for ``annotator`` (source where it did not annotate)."""
         return [s.reference(annotator) for s in self.sentences]
 
+    @property
+    def system_annotator(self) -> int:
+        """The annotator whose edits are a system's in a system M2: id 0, or the only one."""
+        ids = self.annotators
+        return 0 if 0 in ids or not ids else ids[0]
+
     def hypotheses(self) -> list[Tokens]:
         """For a system M2 (one annotator, id 0 or the only one): the corrected sentences."""
-        ids = self.annotators
-        ann = 0 if 0 in ids or not ids else ids[0]
-        return self.references(ann)
+        return self.references(self.system_annotator)

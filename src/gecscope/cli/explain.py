@@ -93,17 +93,10 @@ def _cell(text: str, width: int | None = None) -> str:
     return text
 
 
-def _left_table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join(lines)
-
-
 def render(t: dict[str, Any], full: bool = False) -> str:
     """One sentence's chunk table as aligned text (one row per chunk)."""
     from gecscope.cli._common import render_table
+    from gecscope.reports.text import render_table as aligned
 
     refs = t["references"]
     title = (f"sentence {t['sentence']}  ({t['metric']}, {t['assumption']}, "
@@ -127,7 +120,7 @@ def render(t: dict[str, Any], full: bool = False) -> str:
         rows.append([f"{c['index'] + 1}{mark}", _cell(c["source"], width),
                      *[_cell(x, width) for x in c["references"]], _cell(c["hypothesis"], width),
                      *labels])
-    lines.append(_left_table(header, rows))
+    lines.append(aligned(header, rows, left=range(len(header))))
     score_rows = [[f"ref {s['reference']}", *[v for k, v in s.items() if k != "reference"]]
                   for s in t["scores"]]
     score_header = ["against", *[k for k in t["scores"][0] if k != "reference"]]

@@ -237,8 +237,7 @@ def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list
         return cached
     refs = reference_corpus(data)
     hm = data.hypothesis_m2(hyp)  # ERRANT-extracted when the hypothesis is text
-    ids = hm.annotators
-    hyp_ann = 0 if 0 in ids or not ids else ids[0]
+    hyp_ann = hm.system_annotator
     # plain-text references: every file is a reference of every sentence (ERRANT writes no
     # annotation for a correction that only differs in spacing: it is an unchanged reference)
     fixed = None if data.m2 is not None else list(range(len(data.reference_paths)))

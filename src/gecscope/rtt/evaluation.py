@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gecscope.errors import ConfigError
+from gecscope.metrics.counts import prf
 from gecscope.rtt.lm import LanguageModel
 from gecscope.rtt.methods import METHOD_CODES
 from gecscope.types import Tokens
@@ -59,14 +60,8 @@ def token_overlap_f1(a: Sequence[str], b: Sequence[str]) -> float:
     """F1 of the multiset overlap of lower-cased tokens (1.0 for two empty sentences)."""
     ca = Counter(w.lower() for w in a)
     cb = Counter(w.lower() for w in b)
-    if not ca and not cb:
-        return 1.0
     common = sum((ca & cb).values())
-    if common == 0:
-        return 0.0
-    p = common / sum(cb.values())
-    r = common / sum(ca.values())
-    return 2 * p * r / (p + r)
+    return prf(common, sum(cb.values()) - common, sum(ca.values()) - common, 1.0)[2]
 
 
 def grammaticality(original: Sequence[str], correction: Sequence[str], lm: LanguageModel,

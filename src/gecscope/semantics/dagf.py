@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscope.errors import ConfigError, FormatError
+from gecscope.metrics.counts import prf
 from gecscope.semantics.graph import EvalGraph
 from gecscope.semantics.ucca import Passage
 
@@ -42,20 +43,22 @@ class PRF:
         return PRF(self.matched + other.matched, self.guessed + other.guessed,
                    self.reference + other.reference)
 
+    def _prf(self) -> tuple[float, float, float]:
+        return prf(self.matched, self.guessed - self.matched, self.reference - self.matched, 1.0)
+
     @property
     def precision(self) -> float:
         """Matched over guessed edges (1.0 when nothing was guessed: vacuously precise)."""
-        return self.matched / self.guessed if self.guessed else 1.0
+        return self._prf()[0]
 
     @property
     def recall(self) -> float:
         """Matched over reference edges (1.0 when the reference has none)."""
-        return self.matched / self.reference if self.reference else 1.0
+        return self._prf()[1]
 
     @property
     def f(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return self._prf()[2]
 
     def as_dict(self) -> dict[str, float]:
         return {"precision": self.precision, "recall": self.recall, "f": self.f,

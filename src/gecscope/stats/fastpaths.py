@@ -117,14 +117,8 @@ class M2Counts:
         return out
 
     def _prf(self, t: Any) -> tuple[Any, Any, Any]:
-        np = _np()
         c, p, g = t[..., 0], t[..., 1], t[..., 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            prec = np.where(p != 0, c / p, 1.0)
-            rec = np.where(g != 0, c / g, 1.0)
-            b2 = self.beta * self.beta
-            f = np.where(prec + rec != 0, (1.0 + b2) * prec * rec / (b2 * prec + rec), 0.0)
-        return prec, rec, f
+        return prf_arrays(c, p - c, g - c, self.beta)
 
     def score_counts(self, totals: Any) -> dict[str, Any]:
         t = _np().asarray(totals, dtype=float)
