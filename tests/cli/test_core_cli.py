@@ -125,3 +125,14 @@ def test_version_and_help(capsys) -> None:
     assert exc.value.code == 0
     assert "gecscope 0.1.0" in capsys.readouterr().out
     assert main([]) == 2
+
+
+def test_evaluate_json_keeps_the_bootstrap_with_sentences(capsys) -> None:
+    # --sentences used to rebuild the printed JSON report without the resampling
+    code = main(["evaluate", "--metric", "gleu", "--ref", str(DEMO / "references.m2"),
+                 "--hyp", str(DEMO / "careful.txt"), "--format", "json", "--bootstrap", "20",
+                 "--sentences", "-q"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["resampling"]["n_samples"] == 20
+    assert len(doc["sentences"]) == 12

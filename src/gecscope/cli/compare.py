@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError
@@ -51,10 +51,14 @@ def add_report_arguments(p: argparse.ArgumentParser, bootstrap_default: int = 0)
 
 
 def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypothesis],
-                  results: Sequence[SystemResult], metrics: Sequence[Metric]) -> Report | None:
+                  results: Sequence[SystemResult], metrics: Sequence[Metric], *,
+                  sentences: bool | None = None, title: str | None = None,
+                  progress: Callable[[str], None] | None = None) -> Report | None:
     """Build the report when ``--html``, ``--json-out`` or ``--bootstrap`` asks for it and
     write the requested files; returns it (``None`` when nothing was asked for) so a caller
-    can also print it, e.g. with :func:`gecscope.reports.text.format_report`."""
+    can also print it, e.g. with :func:`gecscope.reports.text.format_report`. Per-sentence
+    rows are included when ``sentences`` says so (default: for ``--html``, ``--json-out`` and
+    ``--sentences``)."""
     from gecscope.reports.model import build_report
 
     n = int(getattr(args, "bootstrap", 0) or 0)
@@ -64,11 +68,14 @@ def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypot
         return None
     if n < 0:
         raise ConfigError(f"--bootstrap must be a positive number of samples, got {n}")
+    if sentences is None:
+        sentences = bool(html or json_out or getattr(args, "sentences", False))
     report = build_report(data, hyps, results, metrics, n_samples=n,
                           seed=getattr(args, "seed", 12345),
                           test=getattr(args, "test", "bootstrap"),
                           confidence=getattr(args, "confidence", 0.95),
-                          alpha=getattr(args, "alpha", 0.05), sentences=bool(html or json_out))
+                          alpha=getattr(args, "alpha", 0.05), sentences=sentences,
+                          progress=progress)
     if json_out:
         from gecscope.reports.json import write_json_report
 
@@ -76,13 +83,12 @@ def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypot
     if html:
         from gecscope.reports.html import write_report_html
 
-        write_report_html(html, report)
+        write_report_html(html, report, title=title)
     return report
 
 
 def run(args: argparse.Namespace) -> int:
     from gecscope.cli.evaluate import build_metrics, evaluate_all, load_inputs
-    from gecscope.reports.model import build_report
 
     if len(args.hyp) < 2:
         raise ConfigError("compare needs at least two systems (--hyp A B ...)")
@@ -105,17 +111,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet and sys.stderr.isatty():
             sys.stderr.write(msg + "\n")
 
-    report = build_report(data, hyps, results, metrics, n_samples=args.bootstrap,
-                          seed=args.seed, test=args.test, confidence=args.confidence,
-                          alpha=args.alpha, sentences=bool(args.html), progress=progress)
-    if args.json_out:
-        from gecscope.reports.json import write_json_report
-
-        write_json_report(args.json_out, report)
-    if args.html:
-        from gecscope.reports.html import write_report_html
-
-        write_report_html(args.html, report, title="gecscope comparison")
+    report = write_reports(args, data, hyps, results, metrics, sentences=bool(args.html),
+                           title="gecscope comparison", progress=progress)
+    assert report is not None  # --bootstrap >= 1 always asks for it
     out = sys.stdout
     if args.format == "json":
         from gecscope.reports.json import dumps_report

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         from gecscope.reports.json import dumps_report
         from gecscope.reports.model import build_report
 
-        if report is None or (args.sentences and not report.sentences):
+        if report is None:
             report = build_report(data, hyps, results, metrics, sentences=args.sentences)
         out.write(dumps_report(report, sentences=args.sentences) + "\n")
         return 0
