@@ -38,7 +38,6 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.types import Tokens
 
 VARIANTS = ("official", "corrected")
 DRAWS = ("py2", "py3")
@@ -49,33 +48,54 @@ def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) + 1 - n))
 
 
+def _official_numerator(h: Counter[tuple[str, ...]], r: Counter[tuple[str, ...]],
+                        s: Counter[tuple[str, ...]]) -> int:
+    """The official script's numerator: matches with R minus matches with S \\ R, at least 0."""
+    s_not_r = Counter({k: v for k, v in s.items() if k not in r})
+    return max(sum((h & r).values()) - sum((h & s_not_r).values()), 0)
+
+
+def _corrected_numerator(h: Counter[tuple[str, ...]], r: Counter[tuple[str, ...]],
+                         s: Counter[tuple[str, ...]]) -> int:
+    """The multiset-correct numerator ``TI + TK - UD`` (may be negative)."""
+    num = 0
+    for gram, mh in h.items():
+        ms, mr = s.get(gram, 0), r.get(gram, 0)
+        tk = min(ms, mh, mr)
+        ti = max(min(mr, mh) - ms, 0)
+        ud = max(min(ms, mh) - mr, 0)
+        num += ti + tk - ud
+    return num
+
+
+_NUMERATORS = {"official": _official_numerator, "corrected": _corrected_numerator}
+
+
+def reference_stats(source: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]],
+                    order: int = 4, variant: str = "official") -> list[tuple[int, ...]]:
+    """``(|H|, |R|, num_1, den_1, ..., num_n, den_n)`` of the hypothesis against each
+    reference (the hypothesis' and source's n-grams are counted once for all references)."""
+    numerator = _NUMERATORS[variant]
+    grams = [(ngram_counts(hyp, n), ngram_counts(source, n)) for n in range(1, order + 1)]
+    out = []
+    for ref in refs:
+        row = [len(hyp), len(ref)]
+        for n, (h, s) in enumerate(grams, start=1):
+            row += [numerator(h, ngram_counts(ref, n), s), max(len(hyp) + 1 - n, 0)]
+        out.append(tuple(row))
+    return out
+
+
 def official_stats(source: Sequence[str], hyp: Sequence[str], ref: Sequence[str],
                    order: int = 4) -> tuple[int, ...]:
-    """``(|H|, |R|, num_1, den_1, ..., num_n, den_n)`` of the official script."""
-    out = [len(hyp), len(ref)]
-    for n in range(1, order + 1):
-        h, r, s = ngram_counts(hyp, n), ngram_counts(ref, n), ngram_counts(source, n)
-        s_not_r = Counter({k: v for k, v in s.items() if k not in r})
-        num = sum((h & r).values()) - sum((h & s_not_r).values())
-        out += [max(num, 0), max(len(hyp) + 1 - n, 0)]
-    return tuple(out)
+    """The statistics of the official script against one reference."""
+    return reference_stats(source, hyp, [ref], order, "official")[0]
 
 
 def corrected_stats(source: Sequence[str], hyp: Sequence[str], ref: Sequence[str],
                     order: int = 4) -> tuple[int, ...]:
     """The same layout with the multiset-correct numerator ``TI + TK - UD`` (may be negative)."""
-    out = [len(hyp), len(ref)]
-    for n in range(1, order + 1):
-        h, r, s = ngram_counts(hyp, n), ngram_counts(ref, n), ngram_counts(source, n)
-        num = 0
-        for gram, mh in h.items():
-            ms, mr = s.get(gram, 0), r.get(gram, 0)
-            tk = min(ms, mh, mr)
-            ti = max(min(mr, mh) - ms, 0)
-            ud = max(min(ms, mh) - mr, 0)
-            num += ti + tk - ud
-        out += [num, max(len(hyp) + 1 - n, 0)]
-    return tuple(out)
+    return reference_stats(source, hyp, [ref], order, "corrected")[0]
 
 
 def gleu_from_stats(stats: Sequence[int], smooth: bool = False) -> float:
@@ -145,15 +165,12 @@ class GLEUMetric(Metric):
                 raise ConfigError(f"gleu: variant must be one of {', '.join(VARIANTS)}, "
                                   f"not {self.variant!r}")
 
-    def _stats(self, source: Tokens, hyp: Tokens, ref: Tokens) -> tuple[int, ...]:
-        fn = official_stats if self.config.variant == "official" else corrected_stats
-        return fn(source, hyp, ref, self.config.order)
-
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[GLEUSentenceStats]:
-        sources = data.sources
+        cfg = self.config
         refs = data.references  # [reference][sentence], length-checked
-        return [GLEUSentenceStats(tuple(self._stats(src, h, r[i]) for r in refs))
-                for i, (src, h) in enumerate(zip(sources, hyp.tokens, strict=True))]
+        return [GLEUSentenceStats(tuple(reference_stats(src, h, [r[i] for r in refs],
+                                                        cfg.order, cfg.variant)))
+                for i, (src, h) in enumerate(zip(data.sources, hyp.tokens, strict=True))]
 
     def iteration_scores(self, stats: Sequence[GLEUSentenceStats]) -> list[float]:
         """The corpus GLEU of every iteration (one per reference draw)."""

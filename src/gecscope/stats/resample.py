@@ -289,8 +289,9 @@ class Scorer:
                  fast: bool = True) -> None:
         self.metric = metric
         self.stats = list(stats)
-        baseline = metric.aggregate(self.stats) if self.stats else None
-        self.main = main or (baseline.main if baseline is not None else "score")
+        if main is None:  # the headline field's name comes from a corpus score
+            main = metric.aggregate(self.stats).main if self.stats else "score"
+        self.main = main
         self.table: CountTable | None = None
         if fast:
             self.table = CountTable.from_metric(metric, self.stats, self.main)
