@@ -95,7 +95,7 @@ def _score_cell(s: ScoreEntry | None, digits: int) -> str:
 
 
 def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
-                  digits: int = 4, fields: bool = True) -> str:
+                  digits: int = 4) -> str:
     """The scores as aligned tables followed by each metric's signature.
 
     One table per metric (all Score fields, the headline first, with the interval when
@@ -108,14 +108,14 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
     blocks: list[str] = []
     for m in report.metrics:
         entries = [s for s in report.scores if s.metric == m.name]
-        if any(s.rank is not None for s in entries):
+        ranked = any(s.rank is not None for s in entries)
+        if ranked:
             entries.sort(key=lambda s: (s.rank or 0))
         names: list[str] = []
         for s in entries:
             for k in s.fields:
-                if k != s.main and k not in names and fields:
+                if k != s.main and k not in names:
                     names.append(k)
-        ranked = any(s.rank is not None for s in entries)
         header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
         counts = {k for k in names if integral_column([s.fields.get(k) for s in entries])}
         rows = []

@@ -7,10 +7,8 @@ Floats are written with ``repr`` (round-trip exact).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from gecscope.formats.base import atomic_write
 from gecscope.reports.model import Report
 
 HEADER = ("system", "metric", "field", "value", "ci_low", "ci_high", "main", "rank", "cluster",
@@ -44,7 +42,3 @@ def report_to_tsv(report: Report) -> str:
     lines = ["\t".join(HEADER)]
     lines += ["\t".join(_cell(v) for v in row) for row in report_rows(report)]
     return "\n".join(lines) + "\n"
-
-
-def write_tsv_report(path: str | Path, report: Report) -> None:
-    atomic_write(path, [report_to_tsv(report)])

@@ -113,7 +113,6 @@ class MethodResult:
     counts: dict[str, int] = field(default_factory=lambda: {SUCCESS: 0, DRAW: 0, FAILURE: 0})
     outcomes: list[str] = field(default_factory=list)
     changed: int = 0
-    gleu: float | None = None
 
     def rate(self, key: str) -> float:
         n = sum(self.counts.values())

@@ -206,7 +206,7 @@ class ApertiumTranslator(BaseTranslator):
 
 
 # -- local model directories -----------------------------------------------------------------
-def _direction_dirs(root: Path, source: str = "en") -> dict[tuple[str, str], Path]:
+def _direction_dirs(root: Path) -> dict[tuple[str, str], Path]:
     out: dict[tuple[str, str], Path] = {}
     if not root.is_dir():
         raise ConfigError(f"model directory {root} does not exist")

@@ -15,12 +15,7 @@ from pathlib import Path
 
 from gecscope.errors import FormatError
 from gecscope.semantics.ucca import Passage, read_passage
-from gecscope.semantics.ucca_parser.tree import (
-    make_continuous,
-    passage_tree,
-    sentence_cuts,
-    tree_spans,
-)
+from gecscope.semantics.ucca_parser.tree import encode_passage, sentence_cuts
 
 SPLITS = ("train", "dev", "test")
 
@@ -63,8 +58,7 @@ def load_passages(directory: str | Path, ids: list[str] | None = None) -> list[P
 def gold_chunks(passage: Passage) -> list[Chunk]:
     """Training chunks: the passage cut at sentence ends that no top-level unit crosses."""
     tokens = list(passage.tokens)
-    root = make_continuous(passage_tree(passage))
-    spans = tree_spans(root)
+    spans = encode_passage(passage)
     n = len(tokens)
     if n == 0:
         return []

@@ -205,14 +205,14 @@ def spans_to_passage(passage: Passage, parts: list[tuple[int, dict[tuple[int, in
     """
     root_id = passage.root().id
     n_total = len(passage.terminals)
-    for offset, spans in parts:
+    for k_part, (offset, spans) in enumerate(parts):
+        end = parts[k_part + 1][0] if k_part + 1 < len(parts) else n_total
         items = sorted(spans.items(), key=lambda kv: (kv[0][0], -kv[0][1]))
         nodes: list[tuple[int, int, list[str]]] = [
             (a + offset, b + offset, [x for x in lab.split(CHAIN_SEP) if x])
             for (a, b), lab in items]
         # parent of each span: the innermost enclosing span (stack over the sorted order)
         ids: list[str] = []
-        tops: list[str] = []
         stack: list[int] = []
         raised_to: list[tuple[str, str]] = []
         covered: dict[int, str] = {}
@@ -220,8 +220,6 @@ def spans_to_passage(passage: Passage, parts: list[tuple[int, dict[tuple[int, in
             while stack and not (nodes[stack[-1]][0] <= a and b <= nodes[stack[-1]][1]):
                 stack.pop()
             parent = ids[stack[-1]] if stack else root_id
-            top = parent
-            first = ""
             for depth, lab in enumerate(chain):
                 raised = lab.endswith(RAISE)
                 tag = lab.rstrip(RAISE) or "A"
@@ -230,27 +228,15 @@ def spans_to_passage(passage: Passage, parts: list[tuple[int, dict[tuple[int, in
                                        and punct[a] and depth == len(chain) - 1 else "FN")
                 if raised:
                     raised_to.append((new, parent))
-                if depth == 0:
-                    first = new
                 parent = new
-            if not chain:
-                parent = top
             ids.append(parent)
-            tops.append(first or parent)
             stack.append(k)
             for t in range(a, b):
                 covered[t] = parent
-        for t in range(offset, offset + _sentence_len(nodes, offset, parts, n_total)):
+        for t in range(offset, end):
             passage.add_terminal(covered.get(t, root_id), t + 1)
         _apply_raises(passage, raised_to, root_id)
     return passage
-
-
-def _sentence_len(nodes: list[tuple[int, int, list[str]]], offset: int,
-                  parts: list[tuple[int, dict[tuple[int, int], str]]], n_total: int) -> int:
-    idx = [p[0] for p in parts].index(offset)
-    end = parts[idx + 1][0] if idx + 1 < len(parts) else n_total
-    return end - offset
 
 
 def _apply_raises(passage: Passage, raised: list[tuple[str, str]], root_id: str) -> None:
@@ -274,4 +260,3 @@ def _apply_raises(passage: Passage, raised: list[tuple[str, str]], root_id: str)
         passage.units[grand].edges.append(edge)
         edge.parent = grand
         parent_of[uid] = grand
-    passage._index = None
