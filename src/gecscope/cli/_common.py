@@ -114,5 +114,26 @@ def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
+def make_metric(spec: str, options: Sequence[str] | None = None, **overrides: Any) -> Any:
+    """A metric from a registry name or ``module:Class``, with ``key=value`` options; keyword
+    ``overrides`` that are not None replace options (for dedicated command-line flags)."""
+    import importlib
+
+    from gecscope.errors import ConfigError
+    from gecscope.registry import get_metric
+
+    if ":" in spec:
+        module, _, cls_name = spec.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), cls_name)
+        except (ImportError, AttributeError):
+            raise ConfigError(f"cannot import metric class {spec!r}") from None
+    else:
+        cls = get_metric(spec)
+    kwargs = parse_options(options or [], cls.Config, cls.name or spec)
+    kwargs.update({k: v for k, v in overrides.items() if v is not None})
+    return cls(**kwargs)
+
+
 def dump_json(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False)

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
-from gecscope.registry import get_metric, list_metrics
+from gecscope.registry import list_metrics
 
 
 def add_parser(sub: Any) -> None:
@@ -51,13 +51,9 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_metrics(args: argparse.Namespace) -> list[Metric]:
-    from gecscope.cli._common import parse_options
+    from gecscope.cli._common import make_metric
 
-    metrics = []
-    for name in args.metric or ["errant"]:
-        cls = get_metric(name)
-        metrics.append(cls(**parse_options(args.option, cls.Config, name)))
-    return metrics
+    return [make_metric(name, args.option) for name in args.metric or ["errant"]]
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:

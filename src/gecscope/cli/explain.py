@@ -48,19 +48,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, parse_options
+    from gecscope.cli._common import dump_json, make_metric
     from gecscope.errors import ConfigError
     from gecscope.metrics.base import EvalData, Hypothesis
     from gecscope.metrics.cleme import explain
-    from gecscope.registry import get_metric
 
-    cls: Any = get_metric(args.metric)
-    options = parse_options(args.option, cls.Config, args.metric)
-    for key in ("assumption", "weighting", "level"):
-        value = getattr(args, key)
-        if value is not None:
-            options[key] = value
-    metric = cls(**options)
+    metric = make_metric(args.metric, args.option, assumption=args.assumption,
+                         weighting=args.weighting, level=args.level)
     data = EvalData(tuple(args.ref), args.source)
     origin = args.ref[0] if data.m2 is not None else args.source
     hyp = Hypothesis.from_file(args.hyp, expected=len(data), expected_from=origin)
