@@ -22,7 +22,6 @@ code has a bug, gecscope is correct by default and ``compat=True`` reproduces it
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -425,6 +424,28 @@ class _CLEMEBase(Metric):
     def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
         return _Weigher(self.config, stats)
 
+    def _key(self, c: Counts) -> tuple[float, ...]:
+        """Sentence-level comparison key of one reference's counts; its first element is the
+        sentence score."""
+        raise NotImplementedError
+
+    def _best(self, cands: Sequence[Counts]) -> tuple[Counts | None, tuple[float, ...] | None]:
+        """The candidate with the largest sentence key (the first on a tie) and its key."""
+        best, best_key = None, None
+        for c in cands:
+            k = self._key(c)
+            if best_key is None or k > best_key:
+                best, best_key = c, k
+        return best, best_key
+
+    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
+        weigher = self._weigher(stats)
+        out = []
+        for s in stats:
+            keys = [self._key(weigher.counts(r)) for r in s.refs]
+            out.append(max(keys)[0] if keys else 0.0)
+        return out
+
     @staticmethod
     def _select_corpus(cands_per_sentence: Sequence[Sequence[Counts]],
                        key: Callable[[Counts, Counts], tuple[float, ...]]) -> tuple[Counts, list[int]]:
@@ -462,7 +483,7 @@ class CLEMEMetric(_CLEMEBase):
             if self.beta <= 0:
                 raise ConfigError(f"beta must be > 0, got {self.beta}")
 
-    def _sentence_prf(self, c: Counts) -> tuple[float, float, float, float]:
+    def _key(self, c: Counts) -> tuple[float, float, float, float]:
         cfg = self.config
         if cfg.compat:  # the reference's sentence scorer ignores beta and rounds to 4 dp
             p, r, f = prf(c.tp, c.fp, c.fn, 0.5, 4)
@@ -497,11 +518,7 @@ class CLEMEMetric(_CLEMEBase):
             total = Counts()
             sums = [0.0, 0.0, 0.0, 0.0]
             for cs in cands:
-                best, best_key = None, None
-                for c in cs:
-                    k = self._sentence_prf(c)
-                    if best_key is None or k > best_key:
-                        best, best_key = c, k
+                best, best_key = self._best(cs)
                 if best is None or best_key is None:
                     continue
                 total = total + best
@@ -512,14 +529,6 @@ class CLEMEMetric(_CLEMEBase):
         fields = {"F": f, "P": p, "R": r, "Acc": acc, "TP": total.tp, "FP": total.fp,
                   "FN": total.fn, "TN": total.tn}
         return Score(self.name, f, fields, "F", details)
-
-    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
-        weigher = self._weigher(stats)
-        out = []
-        for s in stats:
-            keys = [self._sentence_prf(weigher.counts(r)) for r in s.refs]
-            out.append(max(keys)[0] if keys else 0.0)
-        return out
 
 
 class CLEME2Metric(_CLEMEBase):
@@ -558,8 +567,8 @@ class CLEME2Metric(_CLEMEBase):
             return (float(self.factor_hit), float(self.factor_wrong or 0.0),
                     float(self.factor_under or 0.0), float(self.factor_over or 0.0))
 
-    def _sentence_key(self, c: Counts, factors: Sequence[float]) -> tuple[float, ...]:
-        hit, wrong, under, over, score = heuo(c, factors)
+    def _key(self, c: Counts) -> tuple[float, ...]:
+        hit, wrong, under, over, score = heuo(c, self.config.factors())
         return (score, hit, -wrong, -under, -over)
 
     def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
@@ -584,11 +593,7 @@ class CLEME2Metric(_CLEMEBase):
             total = Counts()
             sums = [0.0] * 5
             for cs in cands:
-                best, best_key = None, None
-                for c in cs:
-                    k = self._sentence_key(c, factors)
-                    if best_key is None or k > best_key:
-                        best, best_key = c, k
+                best, best_key = self._best(cs)
                 if best is None or best_key is None:
                     continue
                 total = total + best
@@ -602,15 +607,6 @@ class CLEME2Metric(_CLEMEBase):
                   "FN": total.fn, "TN": total.tn}
         return Score(self.name, score, fields, "Score", details)
 
-    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
-        factors = self.config.factors()
-        weigher = self._weigher(stats)
-        out = []
-        for s in stats:
-            keys = [self._sentence_key(weigher.counts(r), factors) for r in s.refs]
-            out.append(max(keys)[0] if keys else 0.0)
-        return out
-
 
 def _per_ref_scores(metric: Metric, c: Counts) -> dict[str, float]:
     if isinstance(metric, CLEME2Metric):
@@ -618,7 +614,7 @@ def _per_ref_scores(metric: Metric, c: Counts) -> dict[str, float]:
         return {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
                 "TP": c.tp, "FP_ne": c.fp_ne, "FP_un": c.fp_un, "FN": c.fn, "TN": c.tn}
     assert isinstance(metric, CLEMEMetric)
-    f, p, r, acc = metric._sentence_prf(c)
+    f, p, r, acc = metric._key(c)
     return {"F": f, "P": p, "R": r, "Acc": acc, "TP": c.tp, "FP": c.fp, "FN": c.fn, "TN": c.tn}
 
 
@@ -643,10 +639,8 @@ def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[i
                               f"(numbered 1..{n})")
     parts = partitions(data, hyp, cfg.merge_distance)
     length_weigher = None
-    if cfg.weighting == "length":
-        plain = dataclasses.replace(cfg, weighting="none")
-        corpus_stats = type(metric)(plain).sentence_stats(data, hyp)
-        length_weigher = _Weigher(cfg, corpus_stats)
+    if cfg.weighting == "length":  # the corpus length bias
+        length_weigher = _Weigher(cfg, metric.sentence_stats(data, hyp))
     out = []
     for i in indices:
         part = parts[i]
@@ -681,7 +675,7 @@ def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[i
                 "hypothesis_changed": part.hyp_changed[j],
                 "labels": row_labels})
         per_ref = [_per_ref_scores(metric, weigher.counts(r)) for r in stats.refs]
-        keys = [(_sentence_key(metric, sc)) for sc in per_ref]
+        keys = [metric._key(weigher.counts(r)) for r in stats.refs]
         best = max(range(len(keys)), key=lambda x: (keys[x], -x)) if keys else 0
         out.append({
             "sentence": i + 1, "metric": metric.name, "level": cfg.level,
@@ -698,8 +692,3 @@ def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[i
         })
     return out
 
-
-def _sentence_key(metric: Metric, sc: dict[str, float]) -> tuple[float, ...]:
-    if isinstance(metric, CLEME2Metric):
-        return (sc["Score"], sc["Hit"], -sc["Wrong"], -sc["Under"], -sc["Over"])
-    return (sc["F"], sc["P"], sc["R"], sc["Acc"])
