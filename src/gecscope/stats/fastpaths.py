@@ -173,28 +173,18 @@ class Cleme2Counts:
                 "TP": tp, "FP": fp, "FP_ne": fp_ne, "FP_un": fp_un, "FN": fn, "TN": tn}
 
 
-def adapter_for(metric: Any, stats: Sequence[Any] | None = None) -> Any:
+def adapter_for(metric: Any) -> Any:
     """An adapter giving ``metric`` a vectorised path, or ``None``."""
-    try:
-        from gecscope.metrics.errant import ErrantMetric
-    except ImportError:  # pragma: no cover - the module ships with gecscope
-        return None
+    from gecscope.metrics.cleme import CLEME2Metric
+    from gecscope.metrics.errant import ErrantMetric
+    from gecscope.metrics.m2 import M2Metric
+
     if type(metric) is ErrantMetric:
         cfg = metric.config
         return ErrantCounts(float(cfg.beta), cfg.selection_rounding)
-    try:
-        from gecscope.metrics.m2 import M2Metric
-    except ImportError:  # pragma: no cover
-        return None
     if type(metric) is M2Metric:
         return M2Counts(float(metric.config.beta))
-    try:
-        from gecscope.metrics.cleme import CLEME2Metric
-    except ImportError:  # pragma: no cover
-        return None
-    cfg = getattr(metric, "config", None)
-    if (type(metric) is CLEME2Metric and getattr(cfg, "level", "") == "corpus"
-            and getattr(cfg, "weighting", "") == "none"
-            and callable(getattr(metric, "_weigher", None))):
+    if (type(metric) is CLEME2Metric and metric.config.level == "corpus"
+            and metric.config.weighting == "none"):
         return Cleme2Counts(metric)
     return None

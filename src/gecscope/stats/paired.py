@@ -33,6 +33,7 @@ from gecscope.stats.resample import (
     bootstrap_indices,
     interval_from_samples,
     make_rng,
+    percentile_interval,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,6 +78,13 @@ class Comparison:
                 "delta_interval": list(self.delta_interval) if self.delta_interval else None}
 
 
+def _check_paired(stats_a: Sequence[Any], stats_b: Sequence[Any], names: tuple[str, str]
+                  ) -> None:
+    if len(stats_a) != len(stats_b):
+        raise ConfigError(f"paired test needs the same sentences: {names[0]} has "
+                          f"{len(stats_a)}, {names[1]} has {len(stats_b)}")
+
+
 def _pair_scorer(metric: Metric, a: Scorer, b: Scorer) -> Scorer:
     """A scorer over ``stats_a + stats_b`` (rows index the concatenation)."""
     joint = Scorer.__new__(Scorer)
@@ -112,9 +120,7 @@ def approximate_randomisation(metric: Metric, stats_a: Sequence[Any], stats_b: S
 
     ``swaps`` (``(R, n)`` of 0/1) replaces the random draw, e.g. to enumerate all 2^n patterns.
     """
-    if len(stats_a) != len(stats_b):
-        raise ConfigError(f"paired test needs the same sentences: {names[0]} has "
-                          f"{len(stats_a)}, {names[1]} has {len(stats_b)}")
+    _check_paired(stats_a, stats_b, names)
     sa = metric.aggregate(list(stats_a)).value
     sb = metric.aggregate(list(stats_b)).value
     a = Scorer(metric, stats_a, fast=fast)
@@ -123,8 +129,7 @@ def approximate_randomisation(metric: Metric, stats_a: Sequence[Any], stats_b: S
     n = len(stats_a)
     r = n_samples if swaps is None else len(swaps)
     deltas = randomisation_deltas(joint, n, r, make_rng(seed), swaps)
-    return Comparison(names[0], names[1], sa, sb, sa - sb, p_value(deltas, abs(sa - sb)), "ar",
-                      r, seed)
+    return _ar_comparison(names, sa, sb, deltas, seed)
 
 
 def paired_bootstrap(metric: Metric, stats_a: Sequence[Any], stats_b: Sequence[Any],
@@ -132,9 +137,7 @@ def paired_bootstrap(metric: Metric, stats_a: Sequence[Any], stats_b: Sequence[A
                      indices: np.ndarray | None = None, names: tuple[str, str] = ("A", "B"),
                      confidence: float = DEFAULT_CONFIDENCE, fast: bool = True) -> Comparison:
     """Paired bootstrap test of ``score(A) != score(B)`` (same resamples for both systems)."""
-    if len(stats_a) != len(stats_b):
-        raise ConfigError(f"paired test needs the same sentences: {names[0]} has "
-                          f"{len(stats_a)}, {names[1]} has {len(stats_b)}")
+    _check_paired(stats_a, stats_b, names)
     if indices is None:
         indices = bootstrap_indices(len(stats_a), n_samples, make_rng(seed))
     sa = metric.aggregate(list(stats_a)).value
@@ -144,10 +147,14 @@ def paired_bootstrap(metric: Metric, stats_a: Sequence[Any], stats_b: Sequence[A
     return _bootstrap_comparison(names, sa, sb, va, vb, seed, confidence)
 
 
+def _ar_comparison(names: tuple[str, str], sa: float, sb: float, deltas: np.ndarray,
+                   seed: int | None) -> Comparison:
+    return Comparison(names[0], names[1], sa, sb, sa - sb, p_value(deltas, abs(sa - sb)), "ar",
+                      len(deltas), seed)
+
+
 def _bootstrap_comparison(names: tuple[str, str], sa: float, sb: float, va: np.ndarray,
                           vb: np.ndarray, seed: int | None, confidence: float) -> Comparison:
-    from gecscope.stats.resample import percentile_interval
-
     diffs = va - vb
     null = abs(diffs - diffs.mean())
     lo, hi = percentile_interval(diffs, confidence)
@@ -158,7 +165,6 @@ def _bootstrap_comparison(names: tuple[str, str], sa: float, sb: float, va: np.n
 @dataclass
 class _System:
     name: str
-    stats: list[Any]
     value: float
     scorer: Scorer
     samples: np.ndarray | None = None
@@ -201,7 +207,7 @@ class PairedTest:
         self.systems: dict[str, _System] = {}
         for r in results:
             scorer = Scorer(metric, r.stats, main=r.score.main, fast=fast)
-            self.systems[r.system] = _System(r.system, list(r.stats), float(r.score.value), scorer)
+            self.systems[r.system] = _System(r.system, float(r.score.value), scorer)
         self._cache: dict[tuple[str, str], Comparison] = {}
 
     @property
@@ -277,9 +283,7 @@ class PairedTest:
         else:
             joint = _pair_scorer(self.metric, sa.scorer, sb.scorer)
             deltas = randomisation_deltas(joint, self.n, self.n_samples, self._rng)
-            comp = Comparison(a, b, sa.value, sb.value, sa.value - sb.value,
-                              p_value(deltas, abs(sa.value - sb.value)), "ar",
-                              self.n_samples, self.seed)
+            comp = _ar_comparison((a, b), sa.value, sb.value, deltas, self.seed)
         self._cache[key] = comp
         return comp
 

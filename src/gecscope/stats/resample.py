@@ -78,7 +78,7 @@ def bootstrap_indices(n: int, n_samples: int, rng: np.random.Generator) -> np.nd
     return rng.integers(0, n, size=(n_samples, n))
 
 
-def fast_path(metric: Metric, stats: Sequence[Any] | None = None) -> Any:
+def fast_path(metric: Metric) -> Any:
     """The object providing ``resample_counts``/``score_counts`` for ``metric``: the metric
     itself, an adapter from :mod:`gecscope.stats.fastpaths`, or ``None`` (use ``aggregate``)."""
     if callable(getattr(metric, "resample_counts", None)) and callable(
@@ -86,7 +86,7 @@ def fast_path(metric: Metric, stats: Sequence[Any] | None = None) -> Any:
         return metric
     from gecscope.stats.fastpaths import adapter_for
 
-    return adapter_for(metric, stats)
+    return adapter_for(metric)
 
 
 @dataclass
@@ -154,7 +154,7 @@ class CountTable:
 
     @classmethod
     def from_metric(cls, metric: Metric, stats: Sequence[Any], main: str) -> CountTable | None:
-        impl = fast_path(metric, stats)
+        impl = fast_path(metric)
         if impl is None:
             return None
         return cls(impl.resample_counts(stats), impl.score_counts, main,
