@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _errant_baseline import errant_parallel, load_baseline_annotator
 
-SYSTEMS = ["AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU", "UFC", "UMC"]
+from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
+
+SYSTEMS = list(GJG15_SYSTEMS)
 
 
 def main() -> int:

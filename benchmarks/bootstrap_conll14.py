@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 from gecscope.formats.m2 import read_m2
+from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.stats.paired import PairedTest
 from gecscope.stats.resample import bootstrap_indices, bootstrap_samples, make_rng
 
-SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
-           "UFC", "UMC")
+SYSTEMS = GJG15_SYSTEMS
 
 
 def bench(label: str, metric, data: EvalData, hyps: list[Hypothesis], samples: int,

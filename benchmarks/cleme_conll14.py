@@ -19,11 +19,11 @@ import sys
 import time
 from pathlib import Path
 
+from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 
-SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
-           "UFC", "UMC")
+SYSTEMS = GJG15_SYSTEMS
 DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "conll14" / "errant"
 START, END = "<!-- cleme-table:start -->", "<!-- cleme-table:end -->"
 

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 from gecscope.formats.m2 import read_m2
+from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.m2 import M2Metric
 
-SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
-           "UFC", "UMC")
+SYSTEMS = GJG15_SYSTEMS
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "conll14"
 
 

@@ -44,10 +44,8 @@ def _lower(gold: IMeasureGold) -> IMeasureGold:
                                        for sc in gold.scripts))
 
 
-def compute(data: Path, all_annotators: bool, lowercase: bool = False,
-            m2: str = "official-2014.combined.m2") -> dict[str, Outcomes]:
+def compute(data: Path, gold: IMeasureGold, lowercase: bool = False) -> dict[str, Outcomes]:
     """Distinct outcomes of every sentence for every system (the expensive part)."""
-    gold = m2_to_gold(read_m2(data / m2), all_annotators=all_annotators)
     if lowercase:
         gold = _lower(gold)
     metric = IMeasureMetric()
@@ -142,16 +140,16 @@ def main() -> None:
     ap.add_argument("--m2", default="official-2014.combined.m2", help="gold file in --data")
     ap.add_argument("--lowercase", action="store_true", help="compare tokens case-insensitively")
     args = ap.parse_args()
+    gold = m2_to_gold(read_m2(Path(args.data) / args.m2), all_annotators=args.all_annotators)
     cache = Path(args.cache) if args.cache else None
     if cache and cache.exists():
         with cache.open("rb") as fh:
             outcomes = pickle.load(fh)
     else:
-        outcomes = compute(Path(args.data), args.all_annotators, args.lowercase, args.m2)
+        outcomes = compute(Path(args.data), gold, args.lowercase)
         if cache:
             with cache.open("wb") as fh:
                 pickle.dump(outcomes, fh)
-    gold = m2_to_gold(read_m2(Path(args.data) / args.m2), all_annotators=args.all_annotators)
     sizes = [n_candidates_upper(s) for s in gold.sentences]
     names = list(PUBLISHED)
     sys.stdout.write(f"{'variant':32}" + "".join(f"{n:>7}" for n in names)

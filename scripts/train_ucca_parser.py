@@ -25,14 +25,19 @@ import torch
 
 from gecscope.semantics.dagf import DagFResult, dag_f
 from gecscope.semantics.ucca import Passage
-from gecscope.semantics.ucca_parser.backend import META, MODEL_DIR, WEIGHTS, as_dict
+from gecscope.semantics.ucca_parser.backend import (
+    META,
+    MODEL_DIR,
+    WEIGHTS,
+    as_dict,
+    predict_spans,
+)
 from gecscope.semantics.ucca_parser.data import (
     ewt_split,
     gold_chunks,
     inference_chunks,
     load_passages,
 )
-from gecscope.semantics.ucca_parser.decode import cky
 from gecscope.semantics.ucca_parser.features import Featurizer
 from gecscope.semantics.ucca_parser.model import SpanScorer, pad_batch
 from gecscope.semantics.ucca_parser.tree import CHAIN_SEP, spans_to_passage
@@ -86,19 +91,7 @@ def targets(chunk, lab_index: dict[str, int], remap: dict[str, str]) -> torch.Te
 
 def predict(model: SpanScorer, feats: list, labels: list[str], bs: int = 32) -> list[dict]:
     model.eval()
-    out: list[dict] = [{} for _ in feats]
-    order = sorted(range(len(feats)), key=lambda i: len(feats[i].tag))
-    with torch.inference_mode():
-        for b0 in range(0, len(order), bs):
-            idx = [i for i in order[b0:b0 + bs] if len(feats[i].tag)]
-            if not idx:
-                continue
-            states = model.token_states(pad_batch([as_dict(feats[i]) for i in idx]))
-            for r, i in enumerate(idx):
-                n = len(feats[i].tag)
-                logp = torch.log_softmax(model.span_scores(states[r], n), -1).numpy()
-                out[i] = {s: labels[lab] for s, lab in cky(logp).items()}
-    return out
+    return predict_spans(model, feats, labels, bs)
 
 
 def evaluate(model, passages: list[Passage], chunk_index: list, feats: list,

@@ -38,7 +38,7 @@ class UccaParser:
 
     def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
                  featurizer: Any = None) -> None:
-        torch = require("torch", "parser", "the UCCA parser")
+        require("torch", "parser", "the UCCA parser")  # a clear error before safetensors
         from safetensors.torch import load_file
 
         from gecscope.semantics.ucca_parser.model import SpanScorer
@@ -60,7 +60,6 @@ class UccaParser:
         state = load_file(str(self.model_dir / WEIGHTS))
         self.model.load_state_dict({k: v.float() for k, v in state.items()})
         self.model.eval()
-        self._torch = torch
         if featurizer is None:
             from gecscope.semantics.ucca_parser.features import Featurizer
 
@@ -70,24 +69,7 @@ class UccaParser:
     # --- scoring ------------------------------------------------------------------------
     def predict_spans(self, features: Sequence[Any]) -> list[dict[tuple[int, int], str]]:
         """Labelled spans of each featurised sentence (see :mod:`.tree` for the labels)."""
-        from gecscope.semantics.ucca_parser.decode import cky
-        from gecscope.semantics.ucca_parser.model import pad_batch
-
-        torch = self._torch
-        out: list[dict[tuple[int, int], str]] = [{} for _ in features]
-        order = sorted(range(len(features)), key=lambda i: len(features[i].tag))
-        with torch.inference_mode():
-            for b0 in range(0, len(order), self.batch_size):
-                idx = [i for i in order[b0:b0 + self.batch_size] if len(features[i].tag)]
-                if not idx:
-                    continue
-                batch = pad_batch([as_dict(features[i]) for i in idx])
-                states = self.model.token_states(batch)
-                for r, i in enumerate(idx):
-                    n = len(features[i].tag)
-                    logp = torch.log_softmax(self.model.span_scores(states[r], n), -1).numpy()
-                    out[i] = {span: self.labels[lab] for span, lab in cky(logp).items()}
-        return out
+        return predict_spans(self.model, features, self.labels, self.batch_size)
 
     def parse_tokens(self, sentences: Sequence[Sequence[str]],
                      ids: Sequence[str] | None = None,
@@ -125,3 +107,26 @@ def as_dict(f: Any) -> dict[str, Any]:
     """The arrays of a :class:`~.features.TokenFeatures` as a dict for :func:`pad_batch`."""
     return {"vectors": f.vectors, "tag": f.tag, "dep": f.dep, "dist": f.dist, "ent": f.ent,
             "punct": f.punct}
+
+
+def predict_spans(model: Any, features: Sequence[Any], labels: Sequence[str],
+                  batch_size: int = 32) -> list[dict[tuple[int, int], str]]:
+    """Labelled spans of each featurised sentence by a span scorer in evaluation mode
+    (sentences batched by length, CKY decoding); shared by the parser and its training."""
+    torch = require("torch", "parser", "the UCCA parser")
+    from gecscope.semantics.ucca_parser.decode import cky
+    from gecscope.semantics.ucca_parser.model import pad_batch
+
+    out: list[dict[tuple[int, int], str]] = [{} for _ in features]
+    order = sorted(range(len(features)), key=lambda i: len(features[i].tag))
+    with torch.inference_mode():
+        for b0 in range(0, len(order), batch_size):
+            idx = [i for i in order[b0:b0 + batch_size] if len(features[i].tag)]
+            if not idx:
+                continue
+            states = model.token_states(pad_batch([as_dict(features[i]) for i in idx]))
+            for r, i in enumerate(idx):
+                n = len(features[i].tag)
+                logp = torch.log_softmax(model.span_scores(states[r], n), -1).numpy()
+                out[i] = {span: labels[lab] for span, lab in cky(logp).items()}
+    return out
