@@ -254,9 +254,9 @@ def read_gold(path: PathLike) -> IMeasureGold:
     return parse_gold(read_text(path), path)
 
 
-def looks_like_gold(path: PathLike) -> bool:
-    """True when ``path`` starts like an XML document (used to tell gold XML from M2)."""
-    return read_text(path, allow_empty=True).lstrip().startswith("<")
+def looks_like_gold(text: str) -> bool:
+    """True when ``text`` starts like an XML document (used to tell gold XML from M2)."""
+    return text.lstrip().startswith("<")
 
 
 # ----------------------------------------------------------------------------------------------

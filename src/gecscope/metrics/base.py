@@ -36,11 +36,9 @@ class Score:
     display: tuple[str, ...] = ()
 
 
-def looks_like_m2(path: str | Path) -> bool:
-    """True when the first non-blank line of ``path`` starts with ``S `` (an M2 file)."""
-    from gecscope.formats.base import read_text
-
-    for line in read_text(path, allow_empty=True).split("\n"):
+def looks_like_m2(text: str) -> bool:
+    """True when the first non-blank line of ``text`` starts with ``S `` (M2)."""
+    for line in text.split("\n"):
         if line.strip():
             return line.startswith("S ") or line == "S"
     return False
@@ -59,13 +57,15 @@ class Hypothesis:
     def from_file(cls, path: str | Path, name: str | None = None,
                   expected: int | None = None, expected_from: str | None = None) -> Hypothesis:
         """Read a hypothesis from plain text (one sentence per line) or from an M2 of its edits."""
-        from gecscope.formats.m2 import read_m2
+        from gecscope.formats.base import read_text
+        from gecscope.formats.m2 import parse_m2
         from gecscope.formats.plain import read_tokens
 
         p = Path(path)
         label = name or p.stem
-        if looks_like_m2(p):
-            corpus = read_m2(p)
+        text = read_text(p, allow_empty=True)
+        if looks_like_m2(text):
+            corpus = parse_m2(text, p)
             if expected is not None and len(corpus) != expected:
                 raise LengthMismatchError(expected, len(corpus), p, "sentences", expected_from)
             return cls(label, corpus.hypotheses(), corpus, str(p))
@@ -102,17 +102,19 @@ class EvalData:
         Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
         metrics can score against it too; the parsed XML stays in the cache for the I-measure.
         """
-        from gecscope.formats.m2 import read_m2
+        from gecscope.formats.base import read_text
+        from gecscope.formats.m2 import parse_m2
 
         if len(self.reference_paths) != 1:
             return None
         path = self.reference_paths[0]
-        if looks_like_m2(path):
-            return read_m2(path)
-        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, read_gold
+        text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
+        if looks_like_m2(text):
+            return parse_m2(text, path)
+        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, parse_gold
 
-        if looks_like_gold(path):
-            gold = read_gold(path)
+        if looks_like_gold(text):
+            gold = parse_gold(text, path)
             self.cache["imeasure-gold"] = gold
             corpus = gold_to_m2(gold)
             return Corpus(corpus.sentences, path)
