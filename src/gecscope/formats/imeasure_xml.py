@@ -24,13 +24,13 @@ a set of token corrections that need not be contiguous::
 from __future__ import annotations
 
 import re
-import xml.parsers.expat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 from gecscope.errors import FormatError
 from gecscope.formats.base import PathLike, atomic_write, read_text
+from gecscope.formats.xmltree import XmlElement, parse_xml
 from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens
 
 
@@ -121,50 +121,8 @@ class IMeasureGold:
 # Reading
 
 
-class _Node:
-    __slots__ = ("attrs", "children", "line", "tag", "text")
-
-    def __init__(self, tag: str, attrs: dict[str, str], line: int) -> None:
-        self.tag = tag
-        self.attrs = attrs
-        self.children: list[_Node] = []
-        self.text: list[str] = []
-        self.line = line
-
-
-def _parse_tree(text: str, path: PathLike | None) -> _Node:
-    parser = xml.parsers.expat.ParserCreate()
-    stack: list[_Node] = []
-    root: list[_Node] = []
-
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        node = _Node(tag, attrs, parser.CurrentLineNumber)
-        if stack:
-            stack[-1].children.append(node)
-        else:
-            root.append(node)
-        stack.append(node)
-
-    def end(tag: str) -> None:
-        stack.pop()
-
-    def chars(data: str) -> None:
-        if stack:
-            stack[-1].text.append(data)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    try:
-        parser.Parse(text, True)
-    except xml.parsers.expat.ExpatError as exc:
-        raise FormatError(f"malformed XML: {xml.parsers.expat.errors.messages[exc.code]} "
-                          f"(column {exc.offset + 1})", path, exc.lineno) from None
-    return root[0]
-
-
-def _int_attr(node: _Node, name: str, path: PathLike | None) -> int:
-    value = node.attrs.get(name)
+def _int_attr(node: XmlElement, name: str, path: PathLike | None) -> int:
+    value = node.attrib.get(name)
     if value is None:
         raise FormatError(f"<{node.tag}> needs a {name}=\"...\" attribute", path, node.line)
     try:
@@ -174,7 +132,7 @@ def _int_attr(node: _Node, name: str, path: PathLike | None) -> int:
                           path, node.line) from None
 
 
-def _children(node: _Node, tag: str, path: PathLike | None) -> list[_Node]:
+def _children(node: XmlElement, tag: str, path: PathLike | None) -> list[XmlElement]:
     out = []
     for child in node.children:
         if child.tag != tag:
@@ -184,8 +142,8 @@ def _children(node: _Node, tag: str, path: PathLike | None) -> list[_Node]:
     return out
 
 
-def _sentence(node: _Node, path: PathLike | None) -> GoldSentence:
-    sid = node.attrs.get("id")
+def _sentence(node: XmlElement, path: PathLike | None) -> GoldSentence:
+    sid = node.attrib.get("id")
     if sid is None:
         raise FormatError("<sentence> needs an id=\"...\" attribute", path, node.line)
     numann = _int_attr(node, "numann", path)
@@ -205,13 +163,13 @@ def _sentence(node: _Node, path: PathLike | None) -> GoldSentence:
     errors: list[Error] = []
     for lst in lists:
         for enode in _children(lst, "error", path):
-            req = enode.attrs.get("req", "yes")
+            req = enode.attrib.get("req", "yes")
             if req not in ("yes", "no"):
                 raise FormatError(f"<error> req={req!r}: expected \"yes\" or \"no\"",
                                   path, enode.line)
             alts: list[Alternative] = []
             for anode in _children(enode, "alt", path):
-                ann = anode.attrs.get("ann")
+                ann = anode.attrib.get("ann")
                 if ann is None:
                     raise FormatError("<alt> needs an ann=\"...\" attribute", path, anode.line)
                 cors: list[Correction] = []
@@ -225,14 +183,14 @@ def _sentence(node: _Node, path: PathLike | None) -> GoldSentence:
                             path, cnode.line)
                     cors.append(Correction(start, end, " ".join("".join(cnode.text).split())))
                 alts.append(Alternative(ann, tuple(cors)))
-            errors.append(Error(enode.attrs.get("id", str(len(errors) + 1)),
-                                enode.attrs.get("type", ""), req == "yes", tuple(alts)))
+            errors.append(Error(enode.attrib.get("id", str(len(errors) + 1)),
+                                enode.attrib.get("type", ""), req == "yes", tuple(alts)))
     return GoldSentence(sid, text.strip(), numann, tuple(errors), node.line)
 
 
 def parse_gold(text: str, path: PathLike | None = None) -> IMeasureGold:
     """Parse I-measure XML text into an :class:`IMeasureGold`."""
-    root = _parse_tree(text, path)
+    root = parse_xml(text, path)
     if root.tag == "script":
         script_nodes = [root]
     elif root.tag == "scripts":
@@ -242,7 +200,7 @@ def parse_gold(text: str, path: PathLike | None = None) -> IMeasureGold:
     scripts: list[Script] = []
     for snode in script_nodes:
         sents = tuple(_sentence(n, path) for n in _children(snode, "sentence", path))
-        scripts.append(Script(snode.attrs.get("id", str(len(scripts) + 1)), sents))
+        scripts.append(Script(snode.attrib.get("id", str(len(scripts) + 1)), sents))
     gold = IMeasureGold(tuple(scripts), str(path) if path is not None else None)
     if len(gold) == 0:
         raise FormatError("no <sentence> elements found", path, root.line)

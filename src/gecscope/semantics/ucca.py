@@ -25,13 +25,13 @@ those files; no code of the GPL ``ucca`` package is used.
 
 from __future__ import annotations
 
-import xml.parsers.expat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from gecscope.errors import FormatError
+from gecscope.formats.xmltree import XmlElement, parse_xml
 
 #: Layer-1 edge labels (UCCA foundational layer v1/v2).
 LABELS = {
@@ -235,47 +235,7 @@ class Passage:
 
 # --- reading ------------------------------------------------------------------------------
 
-@dataclass
-class _El:
-    tag: str
-    attrib: dict[str, str]
-    line: int
-    children: list[_El] = field(default_factory=list)
-
-    def find(self, tag: str) -> _El | None:
-        for c in self.children:
-            if c.tag == tag:
-                return c
-        return None
-
-
-def _parse_tree(data: bytes, path: str | None) -> _El:
-    parser = xml.parsers.expat.ParserCreate()
-    stack: list[_El] = []
-    top: list[_El] = []
-
-    def start(tag: str, attrib: dict[str, str]) -> None:
-        el = _El(tag, dict(attrib), parser.CurrentLineNumber)
-        (stack[-1].children if stack else top).append(el)
-        stack.append(el)
-
-    def end(tag: str) -> None:
-        stack.pop()
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    try:
-        parser.Parse(data, True)
-    except xml.parsers.expat.ExpatError as exc:
-        raise FormatError(f"malformed XML: {xml.parsers.expat.ErrorString(exc.code)} "
-                          f"(column {exc.offset + 1}); a UCCA passage file is expected",
-                          path, exc.lineno) from None
-    if not top:
-        raise FormatError("no XML element found; a UCCA passage file is expected", path, 1)
-    return top[0]
-
-
-def _require(el: _El, key: str, path: str | None) -> str:
+def _require(el: XmlElement, key: str, path: str | None) -> str:
     value = el.attrib.get(key)
     if value is None:
         raise FormatError(f"<{el.tag}> lacks the {key!r} attribute", path, el.line)
@@ -287,7 +247,7 @@ def parse_passage(data: bytes | str, path: str | Path | None = None) -> Passage:
     spath = str(path) if path is not None else None
     if isinstance(data, str):
         data = data.encode("utf-8")
-    root = _parse_tree(data, spath)
+    root = parse_xml(data, spath, "a UCCA passage file")
     if root.tag != "root":
         raise FormatError(f"top element is <{root.tag}>, expected <root> of a UCCA passage",
                           spath, root.line)
