@@ -147,13 +147,9 @@ def _run_text(args: argparse.Namespace) -> int:
     if not (args.source and args.hyp):
         raise ConfigError("text mode needs both --source and --hyp")
     opts = _options(args)
-    metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "",
-                        node_weight=opts.node_weight, min_yield=opts.min_yield,
-                        include_remote=opts.include_remote, counting=opts.counting,
-                        include_punct=opts.include_punct, units=opts.units,
-                        label_classes=opts.label_classes,
-                        sentence_split=opts.sentence_split, word_form=opts.word_form,
-                        tie_break=opts.tie_break)
+    shared = {f.name: getattr(opts, f.name) for f in dataclasses.fields(USimMetric.Config)
+              if hasattr(opts, f.name)}
+    metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "", **shared)
     data = EvalData((), source_path=args.source)
     hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
                                expected_from=args.source)

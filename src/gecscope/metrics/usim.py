@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gecscope.errors import ConfigError
@@ -97,11 +97,9 @@ class USimMetric(Metric):
             self.options()
 
         def options(self) -> USimOptions:
-            return USimOptions(self.node_weight, self.min_yield, self.include_remote,
-                               self.include_punct, self.position_weight, None, self.counting,
-                               units=self.units, label_classes=self.label_classes,
-                               sentence_split=self.sentence_split, word_form=self.word_form,
-                               tie_break=self.tie_break)
+            """The USIM options these fields set (the others keep their defaults)."""
+            return USimOptions(**{f.name: getattr(self, f.name) for f in fields(USimOptions)
+                                  if hasattr(self, f.name)})
 
     def _parser(self, data: EvalData) -> Any:
         from gecscope.semantics.parser import get_parser
