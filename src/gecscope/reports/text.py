@@ -117,16 +117,14 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
                 if k != s.main and k not in names:
                     names.append(k)
         header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
-        counts = {k for k in names if integral_column([s.fields.get(k) for s in entries])}
+        field_cells = format_cells([[s.fields.get(k) for k in names] for s in entries], digits)
         rows = []
-        for s in entries:
+        for s, cells in zip(entries, field_cells, strict=True):
             first = _score_cell(s, digits)
             if colour and s.cluster == 1:
                 first = GREEN + first + RESET
             row = ([fmt(s.rank), fmt(s.cluster)] if ranked else []) + [s.system, first]
-            row += [fmt(_as_int(s.fields.get(k)) if k in counts else s.fields.get(k), digits)
-                    for k in names]
-            rows.append(row)
+            rows.append(row + cells)
         title = f"{m.name}" + (f" ({m.description})" if m.description else "")
         sig = f"signature: {m.signature}"
         if colour:

@@ -98,8 +98,9 @@ def _all_nodes(root: Node) -> list[Node]:
 def make_continuous(root: Node, max_steps: int = 10_000) -> Node:
     """Move gap units into discontinuous units (marking them ``raised``); in place."""
     for _ in range(max_steps):
-        spans = {id(n): n.tokens() for n in _all_nodes(root)}
-        bad = [n for n in _all_nodes(root)
+        nodes = _all_nodes(root)  # the tree does not change until the move below
+        spans = {id(n): n.tokens() for n in nodes}
+        bad = [n for n in nodes
                if spans[id(n)] and max(spans[id(n)]) - min(spans[id(n)]) + 1 != len(spans[id(n)])]
         if not bad:
             return root
@@ -109,7 +110,7 @@ def make_continuous(root: Node, max_steps: int = 10_000) -> Node:
         gap = next(t for t in range(lo, hi + 1) if t not in ys)
         parents = _parents(root)
         # the token's own attachment: the deepest node holding it directly
-        holder = next(n for n in _all_nodes(root) if gap in n.children)
+        holder = next(n for n in nodes if gap in n.children)
         moved: Node | int = gap
         cur = holder
         # climb while the next ancestor still lies inside u's range and is not an ancestor of u
