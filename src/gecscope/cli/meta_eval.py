@@ -156,19 +156,14 @@ def run_human(args: argparse.Namespace) -> int:
     from gecscope.cli._common import render_table
     from gecscope.formats.appraise_xml import read_appraise
     from gecscope.meta_eval import ranking
-    from gecscope.meta_eval.benchmarks import GJG15_HUMAN, SEEDA_SYSTEMS, _read_system_scores
+    from gecscope.meta_eval.benchmarks import GJG15_HUMAN, read_seeda_human
 
     root = Path(args.data_dir)
     bench = args.benchmark or ("gjg15" if (root / "judgments.xml").is_file() else "seeda")
     if bench == "gjg15":
         sets = {"rank": (read_appraise(root / "judgments.xml", index_base=0), GJG15_HUMAN)}
     else:
-        sets = {}
-        for level in ("sent", "edit"):
-            j = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1)
-            pub = {m: _read_system_scores(root / "scores" / "human" / f"{m}_{level}.txt",
-                                          SEEDA_SYSTEMS) for m in ("EW", "TS")}
-            sets[level] = (j, pub)
+        sets = read_seeda_human(root)
     out: dict[str, Any] = {}
     for level, (j, pub) in sets.items():
         cols: dict[str, dict[str, float]] = {

@@ -79,6 +79,7 @@ class Benchmark:
     sentences: tuple[int, ...]
     data: EvalData
     system_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    set_aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def rows(self) -> dict[int, int]:
@@ -89,7 +90,7 @@ class Benchmark:
         """The systems of a named set (``None`` = the benchmark's default set)."""
         if name is None:
             name = "base" if "base" in self.system_sets else "all"
-        name = SEEDA_SET_ALIASES.get(name, name) if self.name == "seeda" else name
+        name = self.set_aliases.get(name, name)
         if name == "all":
             return self.systems
         if name not in self.system_sets:
@@ -144,20 +145,12 @@ def load_seeda(data_dir: PathLike, m2_path: PathLike | None = None) -> Benchmark
     ``m2_path`` is the CoNLL-2014 test M2 (``official-2014.combined.m2``); without it the
     benchmark has sources but no references (enough for reference-less metrics).
     """
-    from gecscope.formats.appraise_xml import read_appraise
-
     root = _check_dir(data_dir, "SEEDA", "the SEEDA repository (data/, outputs/, scores/)")
-    judgments = {}
-    for level in ("sent", "edit"):
-        judgments[level] = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1)
+    human_side = read_seeda_human(root)
+    judgments = {level: j for level, (j, _) in human_side.items()}
     sentences = tuple(sorted(set(judgments["sent"].sentences) | set(judgments["edit"].sentences)))
-    human: dict[str, dict[str, float]] = {}
-    levels: dict[str, str] = {}
-    for method in ("EW", "TS"):
-        for level in ("sent", "edit"):
-            path = root / "scores" / "human" / f"{method}_{level}.txt"
-            human[f"{method}_{level}"] = _read_system_scores(path, SEEDA_SYSTEMS)
-            levels[f"{method}_{level}"] = level
+    human = {f"{m}_{level}": pub[m] for m in ("EW", "TS") for level, (_, pub) in human_side.items()}
+    levels = {f"{m}_{level}": level for m in ("EW", "TS") for level in human_side}
     subset = root / "outputs" / "subset"
     origin = str(root / "data" / "judgments_sent.xml")
     hyps = {s: _hypothesis(subset / f"{s}.txt", s, len(sentences), origin) for s in SEEDA_SYSTEMS}
@@ -165,7 +158,21 @@ def load_seeda(data_dir: PathLike, m2_path: PathLike | None = None) -> Benchmark
     _check_sources(data, hyps["INPUT"], "SEEDA")
     sets = {k: v for k, v in SEEDA_SYSTEM_SETS.items() if k != "all"}
     return Benchmark("seeda", SEEDA_SYSTEMS, hyps, judgments, human, levels, sentences, data,
-                     sets)
+                     sets, dict(SEEDA_SET_ALIASES))
+
+
+def read_seeda_human(root: Path) -> dict[str, tuple[Judgments, dict[str, dict[str, float]]]]:
+    """SEEDA's human side per level (``sent``, ``edit``): the Appraise judgments and the
+    published Expected Wins and TrueSkill system scores (``{"EW": ..., "TS": ...}``)."""
+    from gecscope.formats.appraise_xml import read_appraise
+
+    out = {}
+    for level in ("sent", "edit"):
+        j = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1)
+        pub = {m: _read_system_scores(root / "scores" / "human" / f"{m}_{level}.txt",
+                                      SEEDA_SYSTEMS) for m in ("EW", "TS")}
+        out[level] = (j, pub)
+    return out
 
 
 def load_gjg15(data_dir: PathLike, submissions_dir: PathLike,
