@@ -22,7 +22,7 @@ import subprocess
 import urllib.error
 import urllib.request
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -93,6 +93,20 @@ class BaseTranslator(ABC):
 
 def _clean(text: str) -> str:
     return " ".join(text.split())
+
+
+def _batched(texts: Sequence[str], batch_size: int,
+             translate_batch: Callable[[list[str]], Sequence[str]]) -> list[str]:
+    """Clean the texts, translate the non-empty ones ``batch_size`` at a time and put the
+    cleaned translations back in place (an empty text stays empty)."""
+    cleaned = [_clean(t) for t in texts]
+    idx = [k for k, t in enumerate(cleaned) if t]
+    out = ["" for _ in cleaned]
+    for b in range(0, len(idx), batch_size):
+        chunk = idx[b:b + batch_size]
+        for k, tr in zip(chunk, translate_batch([cleaned[k] for k in chunk])):
+            out[k] = _clean(tr)
+    return out
 
 
 # -- Apertium --------------------------------------------------------------------------------
@@ -258,14 +272,7 @@ class _DirectoryTranslator(BaseTranslator):
 
     def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
         model = self._model(source, target)
-        cleaned = [_clean(t) for t in texts]
-        idx = [k for k, t in enumerate(cleaned) if t]
-        out = ["" for _ in cleaned]
-        for b in range(0, len(idx), self.batch_size):
-            chunk = idx[b:b + self.batch_size]
-            for k, tr in zip(chunk, self._translate_batch(model, [cleaned[k] for k in chunk])):
-                out[k] = _clean(tr)
-        return out
+        return _batched(texts, self.batch_size, lambda batch: self._translate_batch(model, batch))
 
 
 class MarianTranslator(_DirectoryTranslator):
@@ -370,23 +377,21 @@ class ArgosTranslator(BaseTranslator):
                                                      device="cpu", inter_threads=1,
                                                      intra_threads=1)
         model = self._models[key]
-        cleaned = [_clean(t) for t in texts]
-        idx = [k for k, t in enumerate(cleaned) if t]
-        out = ["" for _ in cleaned]
         prefix = getattr(pkg, "target_prefix", "")
-        for b in range(0, len(idx), self.batch_size):
-            chunk = idx[b:b + self.batch_size]
-            toks = [pkg.tokenizer.encode(cleaned[k]) for k in chunk]
+
+        def translate_batch(batch: list[str]) -> list[str]:
+            toks = [pkg.tokenizer.encode(text) for text in batch]
             res = model.translate_batch(toks, beam_size=self.beams,
                                         max_decoding_length=self.max_length,
                                         target_prefix=[[prefix]] * len(toks) if prefix else None,
                                         replace_unknowns=True)
-            for k, r in zip(chunk, res):
+            out = []
+            for r in res:
                 value = pkg.tokenizer.decode(r.hypotheses[0])
-                if prefix and value.startswith(prefix):
-                    value = value[len(prefix):]
-                out[k] = _clean(value)
-        return out
+                out.append(value[len(prefix):] if prefix and value.startswith(prefix) else value)
+            return out
+
+        return _batched(texts, self.batch_size, translate_batch)
 
 
 class HttpTranslator(BaseTranslator):
@@ -441,25 +446,21 @@ class HttpTranslator(BaseTranslator):
         return super().check_pivot(pivot)
 
     def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
-        cleaned = [_clean(t) for t in texts]
-        idx = [k for k, t in enumerate(cleaned) if t]
-        out = ["" for _ in cleaned]
-        for b in range(0, len(idx), self.batch_size):
-            chunk = idx[b:b + self.batch_size]
-            payload: dict[str, Any] = {"q": [cleaned[k] for k in chunk], "source": source,
-                                       "target": target, "format": "text"}
+        def translate_batch(batch: list[str]) -> list[str]:
+            payload: dict[str, Any] = {"q": batch, "source": source, "target": target,
+                                       "format": "text"}
             if self.api_key:
                 payload["api_key"] = self.api_key
             ans = self._request("/translate", payload)
             got = ans.get("translatedText") if isinstance(ans, dict) else None
-            if isinstance(got, str) and len(chunk) == 1:
+            if isinstance(got, str) and len(batch) == 1:
                 got = [got]
-            if not isinstance(got, list) or len(got) != len(chunk):
-                raise TranslationError(f"{self.url}/translate: expected {len(chunk)} "
+            if not isinstance(got, list) or len(got) != len(batch):
+                raise TranslationError(f"{self.url}/translate: expected {len(batch)} "
                                        f"translations, got {str(ans)[:200]}")
-            for k, tr in zip(chunk, got):
-                out[k] = _clean(str(tr))
-        return out
+            return [str(tr) for tr in got]
+
+        return _batched(texts, self.batch_size, translate_batch)
 
 
 def make_translator(spec: str | None = None) -> BaseTranslator:
