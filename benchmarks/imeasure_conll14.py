@@ -21,7 +21,7 @@ from gecscope.formats.imeasure_xml import m2_to_gold
 from gecscope.formats.m2 import read_m2
 from gecscope.formats.plain import read_tokens
 from gecscope.metrics.imeasure import IMeasureMetric
-from gecscope.metrics.imeasure_search import (
+from gecscope.metrics.imeasure.search import (
     decomposed_options,
     exhaustive_options,
     n_candidates_upper,

@@ -15,8 +15,8 @@ import sys
 import time
 
 from gecscope.metrics.usim import usim
+from gecscope.metrics.usim.core import USimGraph, USimOptions, usim_graphs
 from gecscope.semantics.ucca import Passage
-from gecscope.semantics.usim import USimGraph, USimOptions, usim_graphs
 
 
 def _words(text: str) -> list[str]:

@@ -23,14 +23,14 @@ from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold, m2_to_gold
 from gecscope.formats.m2 import read_m2
 from gecscope.formats.plain import read_tokens
 from gecscope.metrics.imeasure import IMeasureMetric
-from gecscope.metrics.imeasure_core import Counts, aspect_scores, improvement, selection_key
-from gecscope.metrics.imeasure_search import n_candidates_upper
+from gecscope.metrics.imeasure.core import IMeasureCounts, aspect_scores, improvement, selection_key
+from gecscope.metrics.imeasure.search import n_candidates_upper
 
 PUBLISHED = {"UFC": 1.35, "INPUT": 0.00, "IITB": -0.25, "SJTU": -1.16, "CUUI": -2.18,
              "PKU": -2.38, "AMU": -2.47, "UMC": -2.84, "IPN": -3.04, "POST": -4.18,
              "RAC": -4.41, "CAMB": -5.15, "NTHU": -5.29}
 
-Outcomes = list[list[tuple[Counts, tuple[int, ...]]]]  # per sentence: (counts, witness), in order
+Outcomes = list[list[tuple[IMeasureCounts, tuple[int, ...]]]]  # per sentence: (counts, witness), in order
 
 
 def _lower(gold: IMeasureGold) -> IMeasureGold:
@@ -60,12 +60,12 @@ def compute(data: Path, gold: IMeasureGold, lowercase: bool = False) -> dict[str
     return out
 
 
-def _i(c: Counts, aspect: str, w: float, tie: str = "zero") -> float:
+def _i(c: IMeasureCounts, aspect: str, w: float, tie: str = "zero") -> float:
     return aspect_scores(c, aspect, 1.0, w, tie).i
 
 
-def choose(opts: Sequence[tuple[Counts, tuple[int, ...]]], key: Callable[[Counts], tuple],
-           last: bool = False) -> Counts:
+def choose(opts: Sequence[tuple[IMeasureCounts, tuple[int, ...]]], key: Callable[[IMeasureCounts], tuple],
+           last: bool = False) -> IMeasureCounts:
     """The option with the largest key; the first (or, with ``last``, the last) on a tie."""
     best = opts[0][0]
     bk = key(best)
@@ -84,8 +84,8 @@ def variant(outcomes: Outcomes, *, maximise: str = "cwacc", w: float = 2.0, beta
     candidate product (``sizes``) exceeds it are left out, as a run of the reference tool that
     skipped the sentences it cannot finish would do."""
     a, m = maximise[0], maximise[1:]
-    total = Counts()
-    chosen: list[Counts] = []
+    total = IMeasureCounts()
+    chosen: list[IMeasureCounts] = []
     if max_candidates is not None:
         outcomes = [o for o, n in zip(outcomes, sizes, strict=True) if n <= max_candidates]
     for opts in outcomes:
@@ -103,7 +103,7 @@ def variant(outcomes: Outcomes, *, maximise: str = "cwacc", w: float = 2.0, beta
             cb = choose(opts, lambda c: (c.tn_b / max(1, c.tn_b + c.fn_b), -c.fn_b))
             tn_b += cb.tn_b
             fn_b += cb.fn_b
-        total = Counts(total.tp_d, total.tp_c, total.tn, total.fp_d, total.fn_d, tn_b, fn_b)
+        total = IMeasureCounts(total.tp_d, total.tp_c, total.tn, total.fp_d, total.fn_d, tn_b, fn_b)
     s = aspect_scores(total, report, beta, w, tie)
     return 100 * improvement(s.wacc, s.wacc_b, tie)
 

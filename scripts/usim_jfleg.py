@@ -27,8 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from gecscope.metrics.usim.core import USimGraph, USimOptions, usim_graphs
 from gecscope.semantics.parser import get_parser
-from gecscope.semantics.usim import USimGraph, USimOptions, usim_graphs
 
 
 def corruptions(refs: list[list[str]], seed: int) -> dict[str, list[list[str]]]:

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from gecscope.metrics.usim.core import USimOptions, usim_passages
 from gecscope.semantics.dagf import dag_f_corpus
 from gecscope.semantics.ucca import Passage, read_passage
-from gecscope.semantics.usim import USimOptions, usim_passages
 
 PAPER_DAGF = (0.834, 0.857, 0.845)
 PAPER_TABLE = {"Same": (0.92, 0.91, 0.92), "Different": (0.85, 0.83, 0.84),

@@ -11,6 +11,12 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
+    "EvalData": "gecscope.data",
+    "Hypothesis": "gecscope.data",
+    "evaluate": "gecscope.evaluation",
+    "Score": "gecscope.metrics.base",
+    "Metric": "gecscope.metrics.base",
+    "SystemResult": "gecscope.metrics.base",
     "Edit": "gecscope.types",
     "Sentence": "gecscope.types",
     "Corpus": "gecscope.types",
@@ -26,8 +32,14 @@ __all__ = [
     "Annotation",
     "Corpus",
     "Edit",
+    "EvalData",
+    "Hypothesis",
+    "Metric",
+    "Score",
     "Sentence",
+    "SystemResult",
     "__version__",
+    "evaluate",
     "get_metric",
     "list_metrics",
     "read_lines",

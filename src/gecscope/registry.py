@@ -16,12 +16,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _METRICS: dict[str, str] = {
     "errant": "gecscope.metrics.errant:ErrantMetric",
-    "m2": "gecscope.metrics.m2:M2Metric",
+    "m2": "gecscope.metrics.m2.metric:M2Metric",
     "gleu": "gecscope.metrics.gleu:GLEUMetric",
-    "imeasure": "gecscope.metrics.imeasure:IMeasureMetric",
-    "cleme": "gecscope.metrics.cleme:CLEMEMetric",
-    "cleme2": "gecscope.metrics.cleme:CLEME2Metric",
-    "usim": "gecscope.metrics.usim:USimMetric",
+    "imeasure": "gecscope.metrics.imeasure.metric:IMeasureMetric",
+    "cleme": "gecscope.metrics.cleme.metric:CLEMEMetric",
+    "cleme2": "gecscope.metrics.cleme.metric:CLEME2Metric",
+    "usim": "gecscope.metrics.usim.metric:USimMetric",
 }
 
 

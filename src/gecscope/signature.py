@@ -118,9 +118,9 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
                      seed: int | None = None, test: str | None = None) -> Signature:
     """The signature of ``metric`` scored against ``data`` (plus resampling when given).
 
-    A metric may add entries (tool and model versions, compatibility modes) with an optional
-    ``signature_extras() -> dict[str, str]`` method, and name its tokenisation with a
-    ``tokenisation`` attribute (default: pre-tokenised M2, whitespace-split plain text).
+    A metric adds entries (tool and model versions, compatibility modes) through
+    :meth:`~gecscope.metrics.base.Metric.signature_extras` and names its tokenisation through
+    :meth:`~gecscope.metrics.base.Metric.tokenisation`.
     """
     items: list[tuple[str, str]] = [("metric", metric.name)]
     short: dict[str, str] = dict(SHORT_KEYS)
@@ -136,14 +136,11 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
         taken.add(short[k])
         if k in default_options and default_options[k] == v:
             at_default.add(k)
-    extras = getattr(metric, "signature_extras", None)
-    if callable(extras):
-        for k, v in extras().items():
-            items.append((str(k), _value(v)))
-            short[str(k)] = _short_key(str(k), taken)
-            taken.add(short[str(k)])
-    tok = getattr(metric, "tokenisation", None) or (
-        "pretokenised" if data.m2 is not None else "whitespace")
+    for k, v in metric.signature_extras().items():
+        items.append((str(k), _value(v)))
+        short[str(k)] = _short_key(str(k), taken)
+        taken.add(short[str(k)])
+    tok = metric.tokenisation(data)
     items += [("refs", str(_n_refs(data))), ("sents", str(len(data))),
               ("refhash", reference_hash(data)), ("tok", str(tok))]
     if n_samples:

@@ -75,8 +75,14 @@ def test_report_arguments_for_evaluate(errant_dir: Path, tmp_path: Path) -> None
     """What ``gecscope evaluate --html --json-out --bootstrap`` does through write_reports."""
     import argparse
 
-    from gecscope.cli.compare import add_report_arguments, write_reports
-    from gecscope.cli.evaluate import add_eval_arguments, build_metrics, evaluate_all, load_inputs
+    from gecscope.cli._inputs import (
+        add_eval_arguments,
+        add_report_arguments,
+        build_metrics,
+        evaluate_all,
+        load_inputs,
+        write_reports,
+    )
 
     p = argparse.ArgumentParser()
     add_eval_arguments(p)

@@ -88,7 +88,7 @@ def test_categories_match_errant(conll14: Path, refs: EvalData) -> None:
 
     hyp = Hypothesis.from_file(conll14 / "errant" / "AMU.m2")
     cs = ErrantMetric().score(refs, hyp)
-    cats = cs.details["categories"]
+    cats = cs.categories
     table = category_table(cats, 2)
     assert {k: table[k] for k in ERRANT_COMPARE_AMU_CAT2} == ERRANT_COMPARE_AMU_CAT2
     # Per-type counts add up to the corpus counts.

@@ -57,7 +57,7 @@ def test_conll14_decomposed_search_equals_enumeration(conll14: Path, gold) -> No
     # decomposition returns exactly the enumeration's outcomes and witnesses.
     import random
 
-    from gecscope.metrics.imeasure_search import (
+    from gecscope.metrics.imeasure.search import (
         decomposed_options,
         exhaustive_options,
         n_candidates_upper,

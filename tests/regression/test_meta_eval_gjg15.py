@@ -34,7 +34,7 @@ def test_loader(gjg15) -> None:  # type: ignore[no-untyped-def]
     assert len(gjg15.data.m2) == 1312
     assert {len(h) for h in gjg15.hypotheses.values()} == {1312}
     # CRLF (IITB, PKU) and trailing spaces (INPUT, SJTU) do not leak into the tokens
-    assert gjg15.hypotheses["INPUT"].tokens == gjg15.data.m2.sources
+    assert list(gjg15.hypotheses["INPUT"].tokens) == gjg15.data.m2.sources
 
 
 def test_expected_wins_reproduce_table_3(gjg15) -> None:  # type: ignore[no-untyped-def]

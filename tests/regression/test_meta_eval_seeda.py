@@ -54,7 +54,7 @@ def test_loader(seeda) -> None:  # type: ignore[no-untyped-def]
     assert {len(h) for h in seeda.hypotheses.values()} == {391}
     assert len(seeda.data.m2) == 391
     assert seeda.data.m2.annotators == (0, 1)
-    assert seeda.hypotheses["INPUT"].tokens == seeda.data.m2.sources
+    assert list(seeda.hypotheses["INPUT"].tokens) == seeda.data.m2.sources
     actual = [len(seeda.select(k)) for k in ("base", "+INPUT", "+REF-F_GPT-3.5", "all")]
     assert actual == [
         12, 13, 14, 15]

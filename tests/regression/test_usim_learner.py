@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.metrics.usim.core import USimOptions, USimResult, distsim, usim_passages
 from gecscope.semantics.dagf import dag_f, dag_f_corpus
 from gecscope.semantics.ucca import Passage, read_passage
-from gecscope.semantics.usim import USimOptions, USimResult, distsim, usim_passages
 
 # (annotator, learner passage, corrected passage)
 SAME = [("amittaic", 1297, 1197), ("amittaic", 1298, 1198), ("amittaic", 1300, 1200),

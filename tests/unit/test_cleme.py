@@ -16,7 +16,7 @@ from gecscope.metrics.cleme import (
     CLEMEStats,
     RefChunkStats,
 )
-from gecscope.metrics.cleme_weights import LENGTH_CORPUS, LENGTH_SENTENCE, length_weight
+from gecscope.metrics.cleme.weights import LENGTH_CORPUS, LENGTH_SENTENCE, length_weight
 from gecscope.registry import get_metric
 
 
@@ -195,7 +195,7 @@ def test_heavy_dependencies_load_only_on_demand(monkeypatch: pytest.MonkeyPatch)
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
     from gecscope.errors import MissingDependencyError
-    from gecscope.metrics.cleme_weights import BERTScoreF1
+    from gecscope.metrics.cleme.weights import BERTScoreF1
 
     monkeypatch.setitem(sys.modules, "torch", None)  # as if the sim extra were not installed
     with pytest.raises(MissingDependencyError, match=r"gecscope\[sim\]"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gecscope.metrics.cleme_chunks import (
+from gecscope.metrics.cleme.chunks import (
     ChunkPartition,
     chunk_spans,
     classify,

@@ -13,7 +13,7 @@ import pytest
 
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
-from gecscope.metrics.cleme_weights import (
+from gecscope.metrics.cleme.weights import (
     LLM_PROMPT,
     LLMResponseError,
     LLMWeigher,
@@ -120,7 +120,7 @@ def test_llm_weights_through_a_chat_completions_server(
     score = metric.aggregate(stats)
     ne0 = 5 + 2 + 4
     s1 = 0.35 * 5 / ne0 + 0.25 * (1 - 2 / ne0) + 0.20 * (1 - 4 / ne0) + 0.20 * (1 - 1 / 8)
-    assert metric.sentence_scores(stats) == pytest.approx([s1, 1.0])
+    assert metric.sentence_values(stats) == pytest.approx([s1, 1.0])
     assert score.value == pytest.approx((s1 + 1.0) / 2)
     cleme = CLEMEMetric(weighting="llm", llm_url=url).aggregate(
         CLEMEMetric(weighting="llm", llm_url=url).sentence_stats(data, hyp))

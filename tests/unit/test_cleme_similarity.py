@@ -13,7 +13,7 @@ import pytest
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, partitions, similarity_scorer
-from gecscope.metrics.cleme_weights import BERTScoreF1
+from gecscope.metrics.cleme.weights import BERTScoreF1
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -92,7 +92,7 @@ def test_similarity_weights_are_ptscore_differences(tmp_path: Path) -> None:
         1 - w[2][0] / (w[1][0] + w[2][0]))
     w1 = got1
     s1_ref1 = 0.25 * 0 + 0.20 * 1 + 0.20 * (1 - w1[2][0] / (w1[1][0] + w1[2][0]))
-    assert metric.sentence_scores(stats)[0] == pytest.approx(max(s1, s1_ref1))
+    assert metric.sentence_values(stats)[0] == pytest.approx(max(s1, s1_ref1))
     assert score.value == pytest.approx((max(s1, s1_ref1) + 0.65) / 2)
 
 

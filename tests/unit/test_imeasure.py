@@ -20,9 +20,9 @@ from gecscope.formats.imeasure_xml import (
 )
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.imeasure import IMeasureMetric
-from gecscope.metrics.imeasure_align import align
-from gecscope.metrics.imeasure_core import (
-    Counts,
+from gecscope.metrics.imeasure.align import align
+from gecscope.metrics.imeasure.core import (
+    IMeasureCounts,
     apply_corrections,
     candidate_references,
     count_columns,
@@ -128,7 +128,7 @@ def test_column_classification() -> None:
     cols = [("a", "a", "a"), ("b", "b", "B"), ("c", "C", "c"), ("d", "D", "D"), ("e", "E", "F"),
             ("", "", "g"), ("", "h", ""), ("i", "", "")]
     c = count_columns(cols)
-    assert c == Counts(tp_d=3, tp_c=2, tn=1, fp_d=2, fn_d=2, tn_b=3, fn_b=5)
+    assert c == IMeasureCounts(tp_d=3, tp_c=2, tn=1, fp_d=2, fn_d=2, tn_b=3, fn_b=5)
     assert c.aspect("c") == (2, 1, 3, 3, 1)
     assert c.aspect("d") == (3, 1, 2, 2, 0)
 

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from gecscope.metrics.imeasure_align import threeway_dp, threeway_table
-from gecscope.metrics.imeasure_batch import threeway_counts_costs
-from gecscope.metrics.imeasure_core import count_columns
+from gecscope.metrics.imeasure.align import threeway_dp, threeway_table
+from gecscope.metrics.imeasure.batch import threeway_counts_costs
+from gecscope.metrics.imeasure.core import count_columns
 
 pytest.importorskip("numpy")
 

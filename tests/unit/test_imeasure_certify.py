@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from gecscope.metrics.imeasure_certify import margin
+from gecscope.metrics.imeasure.certify import margin
 
 INF = float("inf")
 
@@ -127,7 +127,7 @@ def test_pure_python_fallback_gives_the_same_margin() -> None:
     # Without numba the same kernels run uncompiled; run them in a fresh interpreter.
     code = (
         "import sys; sys.modules['numba'] = None\n"
-        "from gecscope.metrics import imeasure_certify as c\n"
+        "from gecscope.metrics.imeasure import certify as c\n"
         "assert not c.HAVE_NUMBA\n"
         "src = 'a b c d e f'.split(); hyp = 'a x c d e g'.split()\n"
         "regions = [(0, 3, 0, 3, [(('a', 'b', 'c'), 3), (('a', 'x', 'c'), 4)]),\n"

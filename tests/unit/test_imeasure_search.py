@@ -14,7 +14,7 @@ import random
 import pytest
 
 from gecscope.formats.imeasure_xml import Alternative, Correction, Error, GoldSentence
-from gecscope.metrics.imeasure_search import (
+from gecscope.metrics.imeasure.search import (
     decomposed_options,
     exhaustive_options,
     find_cuts,
@@ -171,7 +171,7 @@ def test_known_counterexamples_to_the_cut_rule_are_caught_by_the_certificate(
     # used when hypothesis = source) make the optimal alignment cross the cut. The certificate
     # rejects those cuts, so the decomposed search equals the enumeration on all of them;
     # with the certificate switched off the rule's failures reappear.
-    import gecscope.metrics.imeasure_search as search
+    from gecscope.metrics.imeasure import search
 
     cases = [_swap_case(n) for n in (4, 5, 8)] + [_shift_case(n, h) for n in (11, 13, 15)
                                                   for h in (True, False)]

@@ -9,8 +9,8 @@ import pytest
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import parse_m2
 from gecscope.metrics.base import EvalData, Hypothesis
-from gecscope.metrics.m2 import M2Metric, M2Row, M2SentenceStats, prf, select_rows
-from gecscope.metrics.m2_lattice import (
+from gecscope.metrics.m2 import M2Metric, M2Row, M2SentenceStats, m2_prf, select_rows
+from gecscope.metrics.m2.lattice import (
     BIG,
     EPS,
     STEP,
@@ -154,15 +154,15 @@ def test_exact_f_ties_are_not_decided_by_rounding() -> None:
     # published P/R of POST, 34.51/21.73, need it), so F is compared exactly.
     prior = M2SentenceStats((M2Row(0, 35, 83, 115),))
     tie = M2SentenceStats((M2Row(0, 1, 8, 7), M2Row(1, 1, 7, 11)))
-    assert prf(36, 91, 122, 0.5)[2] < prf(36, 90, 126, 0.5)[2]
+    assert m2_prf(36, 91, 122, 0.5)[2] < m2_prf(36, 90, 126, 0.5)[2]
     actual = [r.annotator for r in select_rows([prior, tie], 0.5)]
     assert actual == [0, 0]
 
 
 def test_prf_conventions() -> None:
-    assert prf(0, 0, 0, 0.5) == (1.0, 1.0, 1.0)
-    assert prf(1, 2, 4, 0.5) == pytest.approx((0.5, 0.25, 0.4166666666))
-    assert prf(0, 3, 0, 0.5) == (0.0, 1.0, 0.0)
+    assert m2_prf(0, 0, 0, 0.5) == (1.0, 1.0, 1.0)
+    assert m2_prf(1, 2, 4, 0.5) == pytest.approx((0.5, 0.25, 0.4166666666))
+    assert m2_prf(0, 3, 0, 0.5) == (0.0, 1.0, 0.0)
 
 
 def test_lattice_is_the_union_of_both_substitution_costs() -> None:
@@ -176,7 +176,7 @@ def test_lattice_is_the_union_of_both_substitution_costs() -> None:
 
 def test_sentence_scores_and_config_validation() -> None:
     _, metric, stats = _score(SVA + "S A b .\n\n", ["This is a sentence .", "A c ."])
-    assert metric.sentence_scores(stats) == pytest.approx([1.0, 0.0])
+    assert metric.sentence_values(stats) == pytest.approx([1.0, 0.0])
     with pytest.raises(ConfigError):
         M2Metric(beta=0)
     with pytest.raises(ConfigError):

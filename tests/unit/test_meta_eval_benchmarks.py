@@ -40,7 +40,7 @@ def test_seeda_layout_without_references(tmp_path: Path) -> None:
                             "TS_edit": "edit"}
     assert len(bench.data) == 2
     assert bench.data.m2 is None
-    assert bench.hypotheses["T5"].tokens == [("second", "one"), ("fourth", "one")]
+    assert bench.hypotheses["T5"].tokens == (("second", "one"), ("fourth", "one"))
     assert bench.select("+REF-F") == bench.select("+REF-F_GPT-3.5")
     with pytest.raises(ConfigError, match="no system set"):
         bench.select("nonsense")

@@ -164,7 +164,7 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
 
 def test_html_escapes_text() -> None:
     data, hyps = toy_corpus()
-    hyps[0].name = "<b>sys</b>"
+    hyps[0] = hyps[0].renamed("<b>sys</b>")
     m = ExactMatch()
     page = render_html(build_report(data, hyps, [m.evaluate(data, h) for h in hyps], [m]))
     assert "<b>sys</b>" not in page.split('id="gecscope-data"')[0]

@@ -52,7 +52,8 @@ def test_plain_text_references_hash_and_tokenisation(tmp_path: Path) -> None:
 
 def test_metric_extras_enter_the_signature() -> None:
     class Versioned(EditF):
-        tokenisation = "spacy"
+        def tokenisation(self, data: EvalData) -> str:
+            return "spacy"
 
         def signature_extras(self) -> dict[str, str]:
             return {"spacy_model": "en_core_web_sm-3.8.0"}

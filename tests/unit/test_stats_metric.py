@@ -19,7 +19,7 @@ np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.counts import prf
-from gecscope.stats.fastpaths import prf_arrays
+from gecscope.stats.fastpath import CountsPath, prf_arrays
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Corpus, Edit, Sentence
 
 
@@ -79,8 +79,13 @@ class EditF(Metric):
                      main="F0.5")
 
 
-class EditFFast(EditF):
-    resample_tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
+class EditFFast(EditF, CountsPath):
+    """Declares its own vectorised resampling path (the metric is its own ResamplingCounts)."""
+
+    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
+
+    def resampling(self) -> EditFFast:
+        return self
 
     def resample_counts(self, stats: Sequence[Cands]) -> np.ndarray:
         width = max(len(s.candidates) for s in stats)
@@ -99,7 +104,7 @@ class EditFFast(EditF):
 class EditFMonotone(EditFFast):
     """Declares that F is monotone in TP/FP/FN, so dominated candidates are pruned."""
 
-    resample_monotone = EditFFast.resample_tiebreak
+    monotone = EditFFast.tiebreak
 
 
 class ExactMatch(Metric):
@@ -115,11 +120,11 @@ class ExactMatch(Metric):
         acc = sum(stats) / len(stats) if stats else 0.0
         return Score(self.name, acc, {"correct": sum(stats), "accuracy": acc}, main="accuracy")
 
-    def sentence_scores(self, stats: Sequence[Any]) -> list[float]:
+    def sentence_values(self, stats: Sequence[Any]) -> list[float]:
         return [float(s) for s in stats]
 
 
-class Disentangled(Metric):
+class Disentangled(Metric, CountsPath):
     """CLEME2.0-style Hit/Wrong/Under/Over from the report's edit outcomes (single candidate:
     the best reference per sentence), with the corpus weights 0.45/0.35/0.15/0.05."""
 
@@ -149,6 +154,9 @@ class Disentangled(Metric):
         f = {k: float(v) for k, v in self._fields(np.float64(tp), np.float64(ne),
                                                     np.float64(un), np.float64(fn)).items()}
         return Score(self.name, f["score"], f, main="score")
+
+    def resampling(self) -> Disentangled:
+        return self
 
     def resample_counts(self, stats: Sequence[Any]) -> np.ndarray:
         return np.asarray(stats, dtype=np.float64)[:, None, :]

@@ -6,8 +6,7 @@ import pytest
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.usim import usim
-from gecscope.semantics.ucca import Passage, Unit
-from gecscope.semantics.usim import (
+from gecscope.metrics.usim.core import (
     USimGraph,
     USimOptions,
     align_leaves,
@@ -18,6 +17,7 @@ from gecscope.semantics.usim import (
     sentence_ends,
     usim_passages,
 )
+from gecscope.semantics.ucca import Passage, Unit
 
 # A paper-Figure-1-like pair: the correction turns the recipient into a prepositional phrase.
 SOURCE = "[H [A John] [P gave] [A Mary] [A [E a] [C book]]] [U .]"

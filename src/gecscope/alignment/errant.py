@@ -10,6 +10,7 @@ result is identical to ``errant_parallel``'s on the same input (tested on CoNLL-
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -40,7 +41,7 @@ class ErrantAnnotator:
     """
 
     def __init__(self, nlp: Any = None, *, lev: bool = False, merge: str = "rules",
-                 batch_size: int = 256) -> None:
+                 batch_size: int = 256, max_cached: int = 200_000) -> None:
         if merge not in MERGE_STRATEGIES:
             raise ConfigError(f"unknown merge strategy {merge!r}; choose from "
                               f"{', '.join(MERGE_STRATEGIES)}")
@@ -50,8 +51,11 @@ class ErrantAnnotator:
         self.lev = lev
         self.merge = merge
         self.batch_size = batch_size
+        # Bounded caches (oldest dropped first), so a long-running process (a training loop
+        # scoring every checkpoint) does not grow without limit.
         self._docs: dict[str, Any] = {}
         self._edits: dict[tuple[str, str], tuple[Edit, ...]] = {}
+        self.max_cached = max_cached
 
     def parse_many(self, texts: Iterable[str],
                    progress: Callable[[int], None] | None = None) -> None:
@@ -61,6 +65,7 @@ class ErrantAnnotator:
         todo = [t for t in dict.fromkeys(texts) if t not in self._docs]
         if not todo:
             return
+        _trim(self._docs, self.max_cached - len(todo))
         vocab = self.nlp.vocab
         docs = (Doc(vocab, t.split()) for t in todo)
         for text, doc in zip(todo, self.nlp.pipe(docs, batch_size=self.batch_size), strict=True):
@@ -82,6 +87,7 @@ class ErrantAnnotator:
             raw = self._errant.annotate(orig, cor, self.lev, self.merge)
             cached = tuple(
                 Edit(e.o_start, e.o_end, tuple(t.text for t in e.c_toks), e.type) for e in raw)
+            _trim(self._edits, self.max_cached - 1)
             self._edits[key] = cached
         return cached
 
@@ -128,9 +134,21 @@ class ErrantAnnotator:
         return Corpus(tuple(out))
 
 
-def shared_annotator(cache: dict[str, Any]) -> ErrantAnnotator:
-    """The annotator stored in ``cache`` (created on first use), so one run parses once."""
-    ann = cache.get("errant-annotator")
+def _trim(cache: dict[Any, Any], keep: int) -> None:
+    """Drop the oldest entries of ``cache`` until at most ``keep`` remain."""
+    excess = len(cache) - max(keep, 0)
+    if excess > 0:
+        for key in list(itertools.islice(cache, excess)):
+            del cache[key]
+
+
+_SHARED: dict[str, ErrantAnnotator] = {}
+
+
+def shared_annotator() -> ErrantAnnotator:
+    """The process-wide default annotator (spaCy loaded once, parses and edits cached by
+    sentence text), shared by every evaluation in the process."""
+    ann = _SHARED.get("default")
     if ann is None:
-        ann = cache["errant-annotator"] = ErrantAnnotator()
-    return ann  # type: ignore[no-any-return]
+        ann = _SHARED["default"] = ErrantAnnotator()
+    return ann

@@ -99,14 +99,6 @@ class Progress:
             self.stream.flush()
 
 
-def render_table(header: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 4) -> str:
-    """Aligned plain-text table (first column left-aligned); counts shown without decimals."""
-    from gecscope.reports.text import format_cells
-    from gecscope.reports.text import render_table as render
-
-    return render([str(h) for h in header], format_cells(rows, digits))
-
-
 def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     out = ["\t".join(header)]
     for r in rows:

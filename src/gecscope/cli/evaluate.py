@@ -6,8 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
-from gecscope.registry import list_metrics
+from gecscope.cli._inputs import (
+    add_eval_arguments,
+    add_report_arguments,
+    build_metrics,
+    evaluate_all,
+    load_inputs,
+    write_reports,
+)
+from gecscope.metrics.base import Metric, SystemResult
 
 
 def add_parser(sub: Any) -> None:
@@ -17,8 +24,6 @@ def add_parser(sub: Any) -> None:
                     "edits) against references (one M2 with all annotators, or plain-text "
                     "references with --source). One row per system.")
     add_eval_arguments(p)
-    from gecscope.cli.compare import add_report_arguments
-
     add_report_arguments(p)
     p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
                    help="output format on stdout (default: table); json follows the "
@@ -33,63 +38,9 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def add_eval_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments shared by evaluate-like subcommands (also used by ``compare``)."""
-    p.add_argument("-m", "--metric", action="append", default=None,
-                   help=f"metric name, repeatable (default: errant); available: "
-                        f"{', '.join(list_metrics())}")
-    p.add_argument("-r", "--ref", nargs="+", default=[],
-                   help="references: one M2 file, or several plain-text reference files "
-                        "(omit for reference-less metrics such as usim, giving --source)")
-    p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
-    p.add_argument("--hyp", nargs="+", required=True,
-                   help="hypothesis file(s): plain text or M2; one result row per file")
-    p.add_argument("--name", nargs="+", help="system names (default: file names)")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
-
-
-def build_metrics(args: argparse.Namespace) -> list[Metric]:
-    from gecscope.cli._common import make_metric
-
-    return [make_metric(name, args.option) for name in args.metric or ["errant"]]
-
-
-def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
-    from gecscope.errors import ConfigError
-
-    if not args.ref and not args.source:
-        raise ConfigError("give the references (--ref) or, for a reference-less metric, "
-                          "the source (--source)")
-    data = EvalData(tuple(args.ref), args.source)
-    names = args.name or [None] * len(args.hyp)
-    if len(names) != len(args.hyp):
-        raise ConfigError(f"--name gives {len(names)} names for {len(args.hyp)} hypotheses")
-    n = len(data)
-    origin = args.ref[0] if args.ref and data.m2 is not None else args.source
-    hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
-            for h, nm in zip(args.hyp, names)]
-    return data, hyps
-
-
-def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
-                 quiet: bool = False) -> list[SystemResult]:
-    from gecscope.cli._common import Progress
-
-    progress = Progress(len(metrics) * len(hyps), "scoring", quiet)
-    results = []
-    for metric in metrics:
-        for hyp in hyps:
-            results.append(metric.evaluate(data, hyp))
-            progress()
-    progress.close()
-    return results
-
-
 def run(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table, render_tsv
-    from gecscope.cli.compare import write_reports
+    from gecscope.cli._common import render_tsv
+    from gecscope.reports.text import render_table
     from gecscope.signature import signature
 
     metrics = build_metrics(args)
@@ -128,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 shown = list(rows_res[0].score.fields)
             header = ["system", *shown]
             rows = [[r.system, *(r.score.fields[k] for k in shown)] for r in rows_res]
-            title = rows_res[0].score.details.get("title") or m.description or m.name
+            title = rows_res[0].score.title or m.description or m.name
             blocks.append(f"== {m.name}: {title} ==\n" + render_table(header, rows)
                           + f"\nsignature: {signature(m, data)}")
             if args.cat:
@@ -148,14 +99,14 @@ def sentence_tsv(results: list[SystemResult]) -> str:
 
 
 def category_tables(metric: Metric, results: list[SystemResult], level: int) -> list[str]:
-    from gecscope.cli._common import render_table
     from gecscope.metrics.counts import prf
     from gecscope.metrics.errant import category_table
+    from gecscope.reports.text import render_table
 
     beta = getattr(metric.config, "beta", 0.5)
     blocks = []
     for r in results:
-        cats = r.score.details.get("categories")
+        cats = r.score.categories
         if not cats:
             continue
         table = category_table(cats, level)

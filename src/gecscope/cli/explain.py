@@ -89,8 +89,7 @@ def _cell(text: str, width: int | None = None) -> str:
 
 def render(t: dict[str, Any], full: bool = False) -> str:
     """One sentence's chunk table as aligned text (one row per chunk)."""
-    from gecscope.cli._common import render_table
-    from gecscope.reports.text import render_table as aligned
+    from gecscope.reports.text import render_table
 
     refs = t["references"]
     title = (f"sentence {t['sentence']}  ({t['metric']}, {t['assumption']}, "
@@ -114,7 +113,7 @@ def render(t: dict[str, Any], full: bool = False) -> str:
         rows.append([f"{c['index'] + 1}{mark}", _cell(c["source"], width),
                      *[_cell(x, width) for x in c["references"]], _cell(c["hypothesis"], width),
                      *labels])
-    lines.append(aligned(header, rows, left=range(len(header))))
+    lines.append(render_table(header, rows, left=range(len(header))))
     score_rows = [[f"ref {s['reference']}", *[v for k, v in s.items() if k != "reference"]]
                   for s in t["scores"]]
     score_header = ["against", *[k for k in t["scores"][0] if k != "reference"]]

@@ -153,10 +153,10 @@ def _print_json(obj: Any) -> None:
 
 
 def run_human(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table
     from gecscope.formats.appraise_xml import read_appraise
     from gecscope.meta_eval import ranking
     from gecscope.meta_eval.benchmarks import GJG15_HUMAN, read_seeda_human
+    from gecscope.reports.text import render_table
 
     root = Path(args.data_dir)
     bench = args.benchmark or ("gjg15" if (root / "judgments.xml").is_file() else "seeda")
@@ -200,8 +200,8 @@ def _scores(args: argparse.Namespace) -> tuple[Any, Any, Any, tuple[str, ...]]:
 
 
 def run_system(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table
     from gecscope.meta_eval.runner import system_correlations, system_scores
+    from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
     scores = system_scores(results, args.level)
@@ -222,8 +222,8 @@ def run_system(args: argparse.Namespace) -> int:
 
 
 def run_sentence(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table
     from gecscope.meta_eval.runner import sentence_correlations, sentence_score_table
+    from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
     agreement = sentence_correlations(bench, sentence_score_table(results), systems, args.ties,
@@ -242,9 +242,9 @@ def run_sentence(args: argparse.Namespace) -> int:
 
 
 def run_window(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table
     from gecscope.meta_eval.correlation import plot_windows, window_analysis
     from gecscope.meta_eval.runner import system_scores
+    from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
     scores = system_scores(results, args.level)
@@ -274,9 +274,9 @@ def run_window(args: argparse.Namespace) -> int:
 
 
 def run_tradeoff(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import render_table
     from gecscope.meta_eval.runner import CLEME2_FACTOR_OPTIONS, tradeoff_folds
     from gecscope.meta_eval.tradeoff import LinearCombination, simplex_grid, tradeoff_search
+    from gecscope.reports.text import render_table
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     try:
@@ -320,7 +320,7 @@ def run_tradeoff(args: argparse.Namespace) -> int:
 
 def run_table(args: argparse.Namespace) -> int:
     from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
-    from gecscope.meta_eval.runner import build_table, render_table
+    from gecscope.meta_eval.runner import build_table, render_markdown
     from gecscope.registry import list_metrics
 
     benches = []
@@ -351,7 +351,7 @@ def run_table(args: argparse.Namespace) -> int:
         "from SEEDA's `scores/human`. References: CoNLL-2014 M2, both annotators"
         + ("" if args.m2 else " (not given: reference-based metrics were skipped)") + ".",
     ]
-    text = render_table(result, title="Meta-evaluation of gecscope's metrics", notes=notes)
+    text = render_markdown(result, title="Meta-evaluation of gecscope's metrics", notes=notes)
     if args.output == "-":
         print(text)
     else:

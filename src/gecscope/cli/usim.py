@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from gecscope.semantics.usim import USimOptions
+    from gecscope.metrics.usim.core import USimOptions
 
     if args.tool_compat and args.tool_exact:
         raise ConfigError("give --tool-compat or --tool-exact, not both")
@@ -108,9 +108,10 @@ _HEADER = ["pair", "s2c_P", "s2c_R", "s2c_F", "c2s_P", "c2s_R", "c2s_F", "avg", 
 
 
 def _run_gold(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, render_table
+    from gecscope.cli._common import dump_json
+    from gecscope.metrics.usim.core import distsim, usim_passages
+    from gecscope.reports.text import render_table
     from gecscope.semantics.parser import GoldParser
-    from gecscope.semantics.usim import distsim, usim_passages
 
     pairs = _pairs(args)
     gold = GoldParser(args.gold_dir)
@@ -140,9 +141,10 @@ def _run_gold(args: argparse.Namespace) -> int:
 
 
 def _run_text(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, render_table
+    from gecscope.cli._common import dump_json
     from gecscope.metrics.base import EvalData, Hypothesis
     from gecscope.metrics.usim import USimMetric
+    from gecscope.reports.text import render_table
 
     if not (args.source and args.hyp):
         raise ConfigError("text mode needs both --source and --hyp")
@@ -174,10 +176,11 @@ def _run_text(args: argparse.Namespace) -> int:
 
 
 def _run_iaa(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, render_table
+    from gecscope.cli._common import dump_json
+    from gecscope.metrics.usim.core import usim_passages
+    from gecscope.reports.text import render_table
     from gecscope.semantics.dagf import DagFResult, dag_f
     from gecscope.semantics.parser import GoldParser
-    from gecscope.semantics.usim import usim_passages
 
     pairs = _pairs(args)
     gold = GoldParser(args.gold_dir)

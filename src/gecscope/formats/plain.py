@@ -29,6 +29,16 @@ def read_tokens(path: PathLike, *, expected: int | None = None,
                                                     expected_from=expected_from)]
 
 
+def split_tokens(text: str, path: PathLike | None = None, *, expected: int | None = None,
+                 expected_from: PathLike | None = None) -> list[Tokens]:
+    """Whitespace-tokenised sentences of already-read text (as :func:`read_tokens`), so a
+    file that was read once to sniff its format is not read again."""
+    lines = split_lines(text)
+    if expected is not None and len(lines) != expected:
+        raise LengthMismatchError(expected, len(lines), path, "lines", expected_from)
+    return [tuple(ln.split()) for ln in lines]
+
+
 def write_lines(path: PathLike, sentences: Iterable[str | Sequence[str]]) -> None:
     """Write one sentence per line (token sequences are joined by spaces), atomically."""
 

@@ -29,5 +29,5 @@ class CharLengthMetric(Metric):
         return Score(self.name, value, {"chars": value, "sentences": float(len(stats))},
                      main="chars")
 
-    def sentence_scores(self, stats: Sequence[int]) -> list[float]:
+    def sentence_values(self, stats: Sequence[int]) -> list[float]:
         return [float(x) for x in stats]

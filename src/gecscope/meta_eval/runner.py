@@ -134,7 +134,7 @@ def _fmt(x: float) -> str:
     return "–" if math.isnan(x) else f"{x:.3f}"
 
 
-def render_table(result: TableResult, *, title: str = "Meta-evaluation",
+def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
                  notes: Sequence[str] = ()) -> str:
     """Markdown: GJG15 in the layout of the CLEME2.0 paper's Table 1 (EW/TS x Pearson/
     Spearman), SEEDA in the layout of its Table 2 (SEEDA-S/SEEDA-E, TrueSkill) plus the

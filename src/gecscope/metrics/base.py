@@ -4,20 +4,35 @@ Every metric computes one statistics object per sentence (``sentence_stats``) an
 sequence of them into a corpus :class:`Score` (``aggregate``). Corpus scores, bootstrap
 resampling, significance tests and per-type tables are all computed from these statistics, so
 the expensive part (alignment, parsing) runs once per system.
+
+What a metric needs and offers is declared on the class, not discovered by attribute probing:
+``requires`` (the inputs), :meth:`Metric.tokenisation` and :meth:`Metric.signature_extras` (for
+the reproducibility signature), :meth:`Metric.resampling` (an exact vectorised path for the
+bootstrap, see :class:`gecscope.stats.fastpath.ResamplingCounts`) and :meth:`Metric.sentence_values`.
+``docs/adding-a-metric.md`` walks through a new metric end to end.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from gecscope.errors import ConfigError, FormatError, LengthMismatchError
-from gecscope.types import Corpus, Tokens
+from gecscope.data import EvalData, Hypothesis, Tokeniser, looks_like_m2
+from gecscope.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.stats.fastpath import ResamplingCounts
+    from gecscope.types import Corpus
+
+__all__ = ["EvalData", "Hypothesis", "Metric", "Score", "SystemResult", "looks_like_m2"]
+
+S = TypeVar("S")
+
+#: Inputs a metric may declare in ``Metric.requires``.
+REQUIREMENTS = frozenset({"sources", "references", "m2"})
 
 
 @dataclass(frozen=True)
@@ -25,7 +40,9 @@ class Score:
     """A corpus-level result: the headline value and the named columns behind it.
 
     ``display`` optionally names the columns a terminal table shows by default (for metrics
-    with many columns); JSON and TSV output always carry every field.
+    with many columns); JSON and TSV output always carry every field. ``title`` names what was
+    computed (e.g. "Span-Based Correction"); ``categories`` holds per-error-type
+    ``[TP, FP, FN]`` counts for metrics with typed edits; ``details`` anything else.
     """
 
     metric: str
@@ -34,149 +51,8 @@ class Score:
     main: str = "score"
     details: dict[str, Any] = field(default_factory=dict, compare=False)
     display: tuple[str, ...] = ()
-
-
-def looks_like_m2(text: str) -> bool:
-    """True when the first non-blank line of ``text`` starts with ``S `` (M2)."""
-    for line in text.split("\n"):
-        if line.strip():
-            return line.startswith("S ") or line == "S"
-    return False
-
-
-@dataclass
-class Hypothesis:
-    """One system's output: its corrected sentences, and its edits when they are known."""
-
-    name: str
-    tokens: list[Tokens]
-    m2: Corpus | None = None
-    path: str | None = None
-
-    @classmethod
-    def from_file(cls, path: str | Path, name: str | None = None,
-                  expected: int | None = None, expected_from: str | None = None) -> Hypothesis:
-        """Read a hypothesis from plain text (one sentence per line) or from an M2 of its edits."""
-        from gecscope.formats.base import read_text
-        from gecscope.formats.m2 import parse_m2
-        from gecscope.formats.plain import read_tokens
-
-        p = Path(path)
-        label = name or p.stem
-        text = read_text(p, allow_empty=True)
-        if looks_like_m2(text):
-            corpus = parse_m2(text, p)
-            if expected is not None and len(corpus) != expected:
-                raise LengthMismatchError(expected, len(corpus), p, "sentences", expected_from)
-            return cls(label, corpus.hypotheses(), corpus, str(p))
-        toks = read_tokens(p, expected=expected, expected_from=expected_from)
-        return cls(label, toks, None, str(p))
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-
-@dataclass
-class EvalData:
-    """The references of an evaluation, shared (and cached) across every system scored.
-
-    ``reference_paths`` are the files the user gave: one M2 (gold edits of all annotators) or
-    several plain-text references. ``source_path`` is a plain-text source when the references
-    are plain text. Metrics read what they need through the cached properties.
-    """
-
-    reference_paths: tuple[str, ...]
-    source_path: str | None = None
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def from_m2(cls, corpus: Corpus) -> EvalData:
-        data = cls((corpus.path or "<m2>",))
-        data.__dict__["m2"] = corpus
-        return data
-
-    @cached_property
-    def m2(self) -> Corpus | None:
-        """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML.
-
-        Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
-        metrics can score against it too; the parsed XML stays in the cache for the I-measure.
-        """
-        from gecscope.formats.base import read_text
-        from gecscope.formats.m2 import parse_m2
-
-        if len(self.reference_paths) != 1:
-            return None
-        path = self.reference_paths[0]
-        text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
-        if looks_like_m2(text):
-            return parse_m2(text, path)
-        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, parse_gold
-
-        if looks_like_gold(text):
-            gold = parse_gold(text, path)
-            self.cache["imeasure-gold"] = gold
-            corpus = gold_to_m2(gold)
-            return Corpus(corpus.sentences, path)
-        return None
-
-    def require_m2(self, metric: str) -> Corpus:
-        if self.m2 is None:
-            raise ConfigError(f"metric {metric!r} needs the references as one M2 file "
-                              f"(got {', '.join(self.reference_paths)})")
-        return self.m2
-
-    @cached_property
-    def sources(self) -> list[Tokens]:
-        from gecscope.formats.plain import read_tokens
-
-        if self.m2 is not None:
-            return self.m2.sources
-        if self.source_path is None:
-            raise ConfigError("plain-text references need the source file too (--source)")
-        return read_tokens(self.source_path)
-
-    @cached_property
-    def references(self) -> list[list[Tokens]]:
-        """References as ``[reference][sentence]`` token lists, length-checked."""
-        from gecscope.formats.plain import read_tokens
-
-        if self.m2 is not None:
-            return [self.m2.references(k) for k in self.m2.annotators] or [self.m2.sources]
-        n = len(self.sources)
-        return [read_tokens(p, expected=n, expected_from=self.source_path)
-                for p in self.reference_paths]
-
-    def __len__(self) -> int:
-        return len(self.sources)
-
-    def hypothesis_m2(self, hyp: Hypothesis) -> Corpus:
-        """The hypothesis' edits: read from its M2, or extracted with ERRANT (cached per system).
-
-        Parsing is shared across systems: every distinct sentence is parsed once per run.
-        """
-        if hyp.m2 is not None:
-            return hyp.m2
-        key = f"hyp-m2:{hyp.path or hyp.name}:{id(hyp)}"
-        if key not in self.cache:
-            from gecscope.alignment.errant import shared_annotator
-
-            annotator = shared_annotator(self.cache)
-            self.cache[key] = annotator.annotate_corpus(self.sources, [hyp.tokens])
-        corpus: Corpus = self.cache[key]
-        return corpus
-
-    def check(self, hyp: Hypothesis) -> None:
-        if len(hyp) != len(self):
-            origin = self.reference_paths[0] if self.m2 is not None else self.source_path
-            raise LengthMismatchError(len(self), len(hyp), hyp.path, "sentences", origin)
-        if hyp.m2 is not None and hyp.m2.sources != self.sources:
-            for i, (a, b) in enumerate(zip(hyp.m2.sources, self.sources, strict=True)):
-                if a != b:
-                    raise FormatError(
-                        f"sentence {i + 1}: source differs from the reference source "
-                        f"({' '.join(a)[:50]!r} vs {' '.join(b)[:50]!r}); "
-                        "hypothesis and reference M2 must share their S lines", hyp.path)
+    title: str = ""
+    categories: Mapping[str, Sequence[int]] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -190,11 +66,18 @@ class SystemResult:
     sentence_scores: list[float] | None = None
 
 
-class Metric(ABC):
-    """Base class. Subclasses set ``name``, a frozen dataclass ``Config``, and the two methods."""
+class Metric(ABC, Generic[S]):
+    """Base class, generic in the per-sentence statistics type ``S``.
+
+    Subclasses set ``name``, ``description``, ``requires``, a frozen dataclass ``Config``, and
+    implement :meth:`sentence_stats` and :meth:`aggregate`; everything else has a default.
+    """
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: The inputs the metric reads: ``sources``, ``references`` (texts or edits) or ``m2``
+    #: (reference edits, from an M2 file or by annotating plain-text references).
+    requires: ClassVar[frozenset[str]] = frozenset({"sources", "references"})
 
     @dataclass(frozen=True)
     class Config:
@@ -210,28 +93,89 @@ class Metric(ABC):
             config = dataclasses.replace(config, **options)
         self.config = config
 
+    # -- what every metric implements ----------------------------------------------------
+
     @abstractmethod
-    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[Any]:
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[S]:
         """One statistics object per sentence."""
 
     @abstractmethod
-    def aggregate(self, stats: Sequence[Any]) -> Score:
+    def aggregate(self, stats: Sequence[S]) -> Score:
         """The corpus score of a sequence of per-sentence statistics."""
 
-    def sentence_scores(self, stats: Sequence[Any]) -> list[float] | None:
-        """One score per sentence, where the metric defines one."""
+    # -- declared extension points (defaults) ----------------------------------------------
+
+    def sentence_values(self, stats: Sequence[S]) -> list[float] | None:
+        """One score per sentence from its statistics, where the metric defines one."""
         return None
 
+    def signature_extras(self) -> dict[str, str]:
+        """Extra signature entries: tool and model versions, compatibility modes."""
+        return {}
+
+    def tokenisation(self, data: EvalData) -> str:
+        """How the scored tokens were obtained, for the signature."""
+        return "pretokenised" if data.m2 is not None else "whitespace"
+
+    def resampling(self) -> ResamplingCounts | None:
+        """An exact vectorised path for bootstrap resampling, or ``None`` (resampling then
+        calls :meth:`aggregate` on every resample)."""
+        return None
+
+    # -- scoring -------------------------------------------------------------------------
+
     def score(self, data: EvalData, hyp: Hypothesis) -> Score:
-        data.check(hyp)
-        return self.aggregate(self.sentence_stats(data, hyp))
+        """The corpus score of ``hyp`` against ``data``."""
+        return self.evaluate(data, hyp).score
 
     def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
         """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports)."""
         data.check(hyp)
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
-                            self.sentence_scores(stats))
+                            self.sentence_values(stats))
+
+    def _inputs(self, hypotheses: Sequence[str] | Hypothesis, data: EvalData | None,
+                sources: Sequence[str] | None, references: Sequence[Sequence[str]] | None,
+                m2: Corpus | str | None, tokenise: Tokeniser) -> tuple[EvalData, Hypothesis]:
+        if data is None:
+            if sources is None and m2 is None:
+                raise ConfigError(f"{self.name}: give data=EvalData(...), or sources= (and "
+                                  "references= or m2=)")
+            if sources is None:
+                data = EvalData.from_m2(m2)  # type: ignore[arg-type]
+            else:
+                data = EvalData.from_texts(sources, references, m2=m2, tokenise=tokenise)
+        elif sources is not None or references is not None or m2 is not None:
+            raise ConfigError(f"{self.name}: give either data= or sources/references/m2, "
+                              "not both")
+        hyp = (hypotheses if isinstance(hypotheses, Hypothesis)
+               else Hypothesis.from_texts(hypotheses, tokenise=tokenise))
+        return data, hyp
+
+    def corpus_score(self, hypotheses: Sequence[str] | Hypothesis, data: EvalData | None = None,
+                     *, sources: Sequence[str] | None = None,
+                     references: Sequence[Sequence[str]] | None = None,
+                     m2: Corpus | str | None = None,
+                     tokenise: Tokeniser = "whitespace") -> Score:
+        """Corpus score of a system output given as strings (or a :class:`Hypothesis`).
+
+        References come as ``data`` (build it once when scoring repeatedly), or as
+        ``sources`` plus ``references`` (``[reference][sentence]`` strings) or ``m2``.
+        """
+        return self.score(*self._inputs(hypotheses, data, sources, references, m2, tokenise))
+
+    def sentence_scores(self, hypotheses: Sequence[str] | Hypothesis,
+                        data: EvalData | None = None, *, sources: Sequence[str] | None = None,
+                        references: Sequence[Sequence[str]] | None = None,
+                        m2: Corpus | str | None = None,
+                        tokenise: Tokeniser = "whitespace") -> list[float]:
+        """One score per sentence (see :meth:`corpus_score` for the arguments)."""
+        result = self.evaluate(*self._inputs(hypotheses, data, sources, references, m2,
+                                             tokenise))
+        if result.sentence_scores is None:
+            raise ConfigError(f"metric {self.name!r} defines no sentence-level score")
+        return result.sentence_scores
 
     def options(self) -> dict[str, Any]:
         """The configuration as a plain dict (for signatures and JSON output)."""

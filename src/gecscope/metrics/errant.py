@@ -18,13 +18,15 @@ The two agree on span-based correction for all 13 CoNLL-2014 systems.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.counts import prf
+from gecscope.metrics.selection import corpus_greedy, per_sentence
+from gecscope.stats.fastpath import CountsPath, _np, prf_arrays, round_like_python
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit, Sentence
 
 MODES = ("cs", "cse", "ds", "dt")
@@ -56,10 +58,6 @@ class SentenceStats:
     """All candidate pairings of one sentence, in errant_compare's iteration order."""
 
     candidates: tuple[Candidate, ...]
-
-
-def _round(x: float, digits: int | None) -> float:
-    return round(x, digits) if digits is not None else x
 
 
 def edit_keys(edits: Sequence[Edit], mode: str, *, single: bool = False, multi: bool = False,
@@ -128,7 +126,7 @@ def compare(hyp: dict[Key, list[str]], ref: dict[Key, list[str]],
     return tp, fp, fn, cats
 
 
-def category_table(cats: CatCounts, level: int) -> dict[str, list[int]]:
+def category_table(cats: Mapping[str, Sequence[int]], level: int) -> dict[str, list[int]]:
     """Per-type counts at ERRANT's level 1 (operation), 2 (main type) or 3 (full type)."""
     if level == 3:
         return {k: list(v) for k, v in cats.items()}
@@ -141,11 +139,19 @@ def category_table(cats: CatCounts, level: int) -> dict[str, list[int]]:
     return out
 
 
-class ErrantMetric(Metric):
+Totals = tuple[int, int, int]
+
+
+def _add(t: Totals, c: Candidate) -> Totals:
+    return (t[0] + c.tp, t[1] + c.fp, t[2] + c.fn)
+
+
+class ErrantMetric(Metric[SentenceStats]):
     """ERRANT span-based correction/detection F-score with errant_compare's reference choice."""
 
     name = "errant"
     description = "ERRANT edit F-score (errant_compare 3.0.2)"
+    requires = frozenset({"m2"})
 
     @dataclass(frozen=True)
     class Config:
@@ -180,8 +186,11 @@ class ErrantMetric(Metric):
                 out[pkg] = "absent"
         return out
 
+    def resampling(self) -> ErrantCounts:
+        return ErrantCounts(float(self.config.beta), self.config.selection_rounding)
+
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[SentenceStats]:
-        ref = data.require_m2(self.name)
+        ref = data.reference_edits()
         hyp_m2 = data.hypothesis_m2(hyp)
         c = self.config
         filt = frozenset(c.filt)
@@ -199,23 +208,19 @@ class ErrantMetric(Metric):
             out.append(SentenceStats(tuple(cands)))
         return out
 
+    def _key(self, total: Totals, cand: Candidate) -> tuple[float, int, int, int]:
+        """errant_compare's choice: F of the running totals plus the candidate (rounded to
+        ``selection_rounding``), then more TP, fewer FP, fewer FN."""
+        f = prf(total[0] + cand.tp, total[1] + cand.fp, total[2] + cand.fn, self.config.beta,
+                self.config.selection_rounding)[2]
+        return (f, cand.tp, -cand.fp, -cand.fn)
+
     def select(self, stats: Sequence[SentenceStats]) -> list[Candidate]:
         """The candidate errant_compare picks for each sentence, in corpus order."""
-        beta, digits = self.config.beta, self.config.selection_rounding
-        tp = fp = fn = 0
-        chosen: list[Candidate] = []
-        for s in stats:
-            best: Candidate | None = None
-            best_f = -1.0
-            for cand in s.candidates:
-                f = _round(prf(tp + cand.tp, fp + cand.fp, fn + cand.fn, beta)[2], digits)
-                if best is None or f > best_f or (f == best_f and (
-                        (cand.tp, -cand.fp, -cand.fn) > (best.tp, -best.fp, -best.fn))):
-                    best, best_f = cand, f
-            assert best is not None  # every sentence has at least one candidate
-            chosen.append(best)
-            tp, fp, fn = tp + best.tp, fp + best.fp, fn + best.fn
-        return chosen
+        cands = [s.candidates for s in stats]
+        chosen = corpus_greedy(cands, self._key, _add, (0, 0, 0))
+        # every sentence has at least one candidate (sentence_stats guarantees it)
+        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
 
     def aggregate(self, stats: Sequence[SentenceStats]) -> Score:
         chosen = self.select(stats)
@@ -233,15 +238,52 @@ class ErrantMetric(Metric):
                 acc[2] += cfn
         fname = f"F{beta:g}"
         return Score(self.name, f, {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, fname: f},
-                     main=fname, details={"categories": cats, "title": MODE_TITLES[
-                         self.config.mode]})
+                     main=fname, title=MODE_TITLES[self.config.mode], categories=cats)
 
-    def sentence_scores(self, stats: Sequence[SentenceStats]) -> list[float]:
-        """Sentence F_beta with the best reference for that sentence alone."""
+    def sentence_values(self, stats: Sequence[SentenceStats]) -> list[float]:
+        """Sentence F_beta with the best reference for that sentence alone (unrounded)."""
         beta = self.config.beta
+
+        def key(c: Candidate) -> tuple[float, int, int, int]:
+            return (prf(c.tp, c.fp, c.fn, beta)[2], c.tp, -c.fp, -c.fn)
+
+        cands = [s.candidates for s in stats]
         out = []
-        for s in stats:
-            best = max(s.candidates, key=lambda c: (prf(c.tp, c.fp, c.fn, beta)[2], c.tp,
-                                                    -c.fp, -c.fn))
+        for c, i in zip(cands, per_sentence(cands, key), strict=True):
+            best = c[i] if i is not None else Candidate(0, 0, 0, 0, 0, ())
             out.append(prf(best.tp, best.fp, best.fn, beta)[2])
         return out
+
+
+class ErrantCounts(CountsPath):
+    """Resampling fast path: candidates of (TP, FP, FN); greedy choice on F rounded to
+    ``selection_rounding``, ties to more TP, fewer FP, fewer FN."""
+
+    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
+    # F (rounded or not) never decreases with TP and never increases with FP or FN
+    monotone = tiebreak
+
+    def __init__(self, beta: float, rounding: int | None) -> None:
+        self.beta = beta
+        self.rounding = rounding
+        self.fname = f"F{beta:g}"
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        width = max((len(s.candidates) for s in stats), default=1)
+        out = np.full((len(stats), width, 3), np.nan)
+        for i, s in enumerate(stats):
+            for j, c in enumerate(s.candidates):
+                out[i, j] = (c.tp, c.fp, c.fn)
+        return out
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        t = _np().asarray(totals, dtype=float)
+        p, r, f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)
+        return {"TP": t[..., 0], "FP": t[..., 1], "FN": t[..., 2], "P": p, "R": r,
+                self.fname: f}
+
+    def select_counts(self, totals: Any) -> Any:
+        t = _np().asarray(totals, dtype=float)
+        f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)[2]
+        return f if self.rounding is None else round_like_python(f, self.rounding)

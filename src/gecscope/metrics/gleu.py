@@ -133,7 +133,7 @@ class GLEUSentenceStats:
     refs: tuple[tuple[int, ...], ...]
 
 
-class GLEUMetric(Metric):
+class GLEUMetric(Metric[GLEUSentenceStats]):
     """GLEU with the official script's multi-reference sampling (``compute_gleu``, 2016)."""
 
     name = "gleu"
@@ -208,6 +208,6 @@ class GLEUMetric(Metric):
             smooth = self.config.variant == "official"
         return [mean_std_ci([gleu_from_stats(r, smooth) for r in s.refs]) for s in stats]
 
-    def sentence_scores(self, stats: Sequence[GLEUSentenceStats]) -> list[float]:
+    def sentence_values(self, stats: Sequence[GLEUSentenceStats]) -> list[float]:
         """Sentence GLEU: mean over the references (smoothed for the official variant)."""
         return [d[0] for d in self.sentence_details(stats)]

@@ -3,7 +3,7 @@
 Sections: a score table for every system and metric (with bootstrap intervals, ranks and
 significance clusters when resampling was done, and each metric's signature); a chart of the
 four disentangled CLEME2.0 scores (Hit, Wrong, Under, Over) for every metric whose Score has
-those fields; per-error-type tables (from ``Score.details["categories"]`` of metrics that give
+those fields; per-error-type tables (from ``Score.categories`` of metrics that give
 them, and the report's own edit outcomes); and a sentence browser showing source, references
 and each system's hypothesis with its edits coloured by outcome (TP, FP necessary, FP
 unnecessary, FN, as in the CLEME2.0 paper's Figure 1), searchable and filterable by system,

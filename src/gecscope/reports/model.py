@@ -5,7 +5,7 @@ and metric) into a :class:`Report`: scores and their fields, bootstrap intervals
 tests when resampling is asked for, reproducibility signatures, per-error-type tables and
 per-sentence results with edit outcomes. Renderers only format a Report; they never score.
 Any metric works: the report reads ``Score.value``/``fields``/``main``, per-type counts from
-``Score.details["categories"]`` (``{type: [TP, FP, FN]}``) when a metric provides them, and
+``Score.categories`` (``{type: [TP, FP, FN]}``) when a metric provides them, and
 per-sentence scores from ``SystemResult.sentence_scores``.
 """
 
@@ -143,9 +143,8 @@ def _type_rows(cats: Mapping[str, Sequence[Any]], beta: float = 0.5) -> list[Typ
     return rows
 
 
-def _categories(details: Mapping[str, Any]) -> Mapping[str, Sequence[Any]] | None:
-    cats = details.get("categories") if isinstance(details, Mapping) else None
-    if not isinstance(cats, Mapping) or not cats:
+def _categories(cats: Mapping[str, Sequence[Any]] | None) -> Mapping[str, Sequence[Any]] | None:
+    if not cats:
         return None
     for v in cats.values():
         if not isinstance(v, Sequence) or len(v) < 3:
@@ -283,7 +282,7 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     for name, rs in by_metric.items():
         beta = float(getattr(metric_objs[name].config, "beta", 0.5) or 0.5)
         tables = {r.system: _type_rows(c, beta) for r in rs
-                  if (c := _categories(r.score.details)) is not None}
+                  if (c := _categories(r.score.categories)) is not None}
         if tables:
             per_type[name] = tables
     warnings: list[str] = []

@@ -34,9 +34,14 @@ def _pad(s: str, width: int, left: bool) -> str:
     return s + gap if left else gap + s
 
 
-def render_table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
+def render_table(header: Sequence[Any], rows: Sequence[Sequence[Any]], digits: int = 4, *,
                  colour: bool = False, left: Sequence[int] = (0,)) -> str:
-    """An aligned table; columns in ``left`` are left-aligned, the others right-aligned."""
+    """An aligned table; columns in ``left`` are left-aligned, the others right-aligned.
+
+    Cells that are not strings are formatted by :func:`format_cells` (counts without
+    decimals, other floats with ``digits`` decimals)."""
+    header = [str(h) for h in header]
+    rows = format_cells(rows, digits)
     widths = [visible_len(h) for h in header]
     for r in rows:
         for i, c in enumerate(r):

@@ -6,34 +6,12 @@ the metric's own :meth:`~gecscope.metrics.base.Metric.aggregate` on the resample
 is seeded with a local :class:`numpy.random.Generator`; nothing touches global random state.
 
 **Fast path.** Calling ``aggregate`` 1,000 times per system is slow for large corpora, so a
-metric may also expose its statistics as count vectors (all three members are optional, the
-first two go together)::
-
-    def resample_counts(self, stats) -> numpy.ndarray
-        # shape (n_sentences, n_candidates, n_columns), float; a sentence with fewer
-        # candidates pads its rows with NaN. One candidate = one (hypothesis annotator,
-        # reference annotator) pair, in the order ``aggregate`` considers them.
-    def score_counts(self, totals: numpy.ndarray) -> dict[str, numpy.ndarray]
-        # totals shape (..., n_columns) -> the Score fields (at least ``Score.main``),
-        # computed exactly as ``aggregate`` computes them from summed counts.
-    def select_counts(self, totals: numpy.ndarray) -> numpy.ndarray
-        # optional: the value the reference choice maximises, when it is not the headline
-        # score itself (errant_compare compares F rounded to 4 decimals).
-    resample_tiebreak: tuple[tuple[int, float], ...]
-        # (column, sign) pairs breaking ties between candidates after the score,
-        # e.g. ERRANT's ``((0, 1.0), (1, -1.0), (2, -1.0))`` = more TP, fewer FP, fewer FN.
-    resample_monotone: tuple[tuple[int, float], ...]
-        # optional promise: the selection key and tie-break depend only on these columns and
-        # never decrease when ``sign * column`` grows (F never drops with more TP or fewer
-        # FP/FN). Candidates dominated on them are then never chosen and are dropped up front,
-        # which leaves most sentences with a single candidate (far fewer sequential steps).
-
-Metrics registered before these members existed get them from :mod:`gecscope.stats.fastpaths`
-(an adapter per known statistics type), so the resampling code never needs to change.
+metric may return, from :meth:`~gecscope.metrics.base.Metric.resampling`, an object that
+exposes its statistics as count vectors (:class:`gecscope.stats.fastpath.ResamplingCounts`).
 
 When a sentence has several candidates, the corpus score picks one per sentence **greedily in
 corpus order**: the candidate that maximises the score of the running totals plus the
-candidate, ties broken by ``resample_tiebreak`` and then by the first candidate (ERRANT's
+candidate, ties broken by the ``tiebreak`` columns and then by the first candidate (ERRANT's
 ``errant_compare`` and the M2 scorer do this; the choice depends on sentence order). The fast
 path re-runs this selection on every resample, in the resample's order, vectorised across
 resamples, so it computes exactly what ``aggregate`` computes on the resampled list; the tests
@@ -47,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError
+from gecscope.stats.fastpath import ResamplingCounts, _np
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -56,12 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_SAMPLES = 1000
 DEFAULT_SEED = 12345
 DEFAULT_CONFIDENCE = 0.95
-
-
-def _np() -> Any:
-    from gecscope._optional import require
-
-    return require("numpy", "stats", "bootstrap resampling")
 
 
 def make_rng(seed: int | None) -> np.random.Generator:
@@ -78,15 +51,9 @@ def bootstrap_indices(n: int, n_samples: int, rng: np.random.Generator) -> np.nd
     return rng.integers(0, n, size=(n_samples, n))
 
 
-def fast_path(metric: Metric) -> Any:
-    """The object providing ``resample_counts``/``score_counts`` for ``metric``: the metric
-    itself, an adapter from :mod:`gecscope.stats.fastpaths`, or ``None`` (use ``aggregate``)."""
-    if callable(getattr(metric, "resample_counts", None)) and callable(
-            getattr(metric, "score_counts", None)):
-        return metric
-    from gecscope.stats.fastpaths import adapter_for
-
-    return adapter_for(metric)
+def fast_path(metric: Metric) -> ResamplingCounts | None:
+    """The metric's vectorised resampling path, or ``None`` (resample through ``aggregate``)."""
+    return metric.resampling()
 
 
 @dataclass
@@ -97,7 +64,7 @@ class CountTable:
     score: Callable[[np.ndarray], dict[str, np.ndarray]]
     main: str
     tiebreak: tuple[tuple[int, float], ...] = ()
-    select: Callable[[np.ndarray], np.ndarray] | None = None
+    select: Callable[[np.ndarray], np.ndarray | None] | None = None
     monotone: tuple[tuple[int, float], ...] = ()
     single: bool = field(init=False)
     multi: np.ndarray = field(init=False, repr=False)
@@ -128,7 +95,7 @@ class CountTable:
 
     def _never_chosen(self, c: np.ndarray, valid: np.ndarray) -> np.ndarray:
         """Candidates the greedy choice can never pick, whatever the running totals: exact
-        duplicates of an earlier candidate and, when the metric declares ``resample_monotone``,
+        duplicates of an earlier candidate and, when the fast path declares ``monotone``,
         candidates weakly dominated by another on those columns (strictly, or by an earlier
         one). Fewer candidates means fewer sentences need the sequential choice at all."""
         np = _np()
@@ -157,10 +124,8 @@ class CountTable:
         impl = fast_path(metric)
         if impl is None:
             return None
-        return cls(impl.resample_counts(stats), impl.score_counts, main,
-                   tuple(getattr(impl, "resample_tiebreak", ())),
-                   getattr(impl, "select_counts", None),
-                   tuple(getattr(impl, "resample_monotone", ())))
+        return cls(impl.resample_counts(stats), impl.score_counts, main, tuple(impl.tiebreak),
+                   impl.select_counts, tuple(impl.monotone))
 
     def __len__(self) -> int:
         return int(self.counts.shape[0])
@@ -224,8 +189,9 @@ class CountTable:
             cand = filled[sent]  # (B, C, k)
             cum = (ev_prefix[:, e, :] + chosen)[:, None, :] + cand
             flat = cum.reshape(-1, k)
-            raw = (self.select(flat) if self.select is not None
-                   else self.score(flat)[self.main])
+            raw = self.select(flat) if self.select is not None else None
+            if raw is None:
+                raw = self.score(flat)[self.main]
             key = np.asarray(raw, dtype=np.float64).reshape(len(idx), n_cand)
             mask = valid[sent]
             key = np.where(mask & ~np.isnan(key), key, neg)

@@ -10,7 +10,7 @@ over all candidates would choose.
 The decomposed search cuts a sentence where the source, the hypothesis and every candidate
 reference share ``window`` consecutive tokens, aligns each region separately for each of its
 local options, and sums count vectors region by region (a dynamic programme over distinct
-sums). A cut is kept only if the certificate of :mod:`gecscope.metrics.imeasure_certify`
+sums). A cut is kept only if the certificate of :mod:`gecscope.metrics.imeasure.certify`
 proves, for all candidates at once, that every minimum-cost alignment passes it; then the
 tool's backtrace is the concatenation of the regions' backtraces (docs/imeasure.md, proof 1)
 and the result equals the exhaustive search. Cuts that fail are dropped.
@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscope.formats.imeasure_xml import Error, GoldSentence
-from gecscope.metrics.imeasure_align import (
+from gecscope.metrics.imeasure.align import (
     align,
     pairwise_backtrace,
     pairwise_table,
 )
-from gecscope.metrics.imeasure_batch import threeway_counts_costs
-from gecscope.metrics.imeasure_certify import margin
-from gecscope.metrics.imeasure_core import (
-    Counts,
+from gecscope.metrics.imeasure.batch import threeway_counts_costs
+from gecscope.metrics.imeasure.certify import margin
+from gecscope.metrics.imeasure.core import (
+    IMeasureCounts,
     apply_corrections,
     apply_in_order,
     candidate_references,
@@ -40,7 +40,7 @@ from gecscope.metrics.imeasure_core import (
     error_options,
     option_combinations,
 )
-from gecscope.metrics.imeasure_core import Option as Option_
+from gecscope.metrics.imeasure.core import Option as Option_
 from gecscope.types import Tokens
 
 Witness = tuple[int, ...]
@@ -50,7 +50,7 @@ Witness = tuple[int, ...]
 class Option:
     """A distinct outcome for one sentence: its counts and the first reference producing them."""
 
-    counts: Counts
+    counts: IMeasureCounts
     witness: Witness
     reference: Tokens
 
@@ -68,7 +68,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
     """Align the hypothesis with every candidate reference (the reference tool's method)."""
     src = sentence.tokens
     if not mix:
-        out: dict[Counts, Option] = {}
+        out: dict[IMeasureCounts, Option] = {}
         for i, ref in enumerate(candidate_references(sentence, mix=False)):
             c = count_columns(align(src, hyp, ref))
             out.setdefault(c, Option(c, (i,), ref))
@@ -76,7 +76,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
     errors = canonical_errors(sentence)
     options = [error_options(e) for e in errors]
     seen: set[Tokens] = set()
-    found: dict[Counts, Option] = {}
+    found: dict[IMeasureCounts, Option] = {}
     for idx, edits in option_combinations(options):
         ref = apply_corrections(src, edits) if edits else src
         if ref in seen:
@@ -128,7 +128,7 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
     tokens ``y-left .. y+right-1`` by the pairwise alignment, occurring once within ``radius``
     tokens in the source and in the hypothesis, and absent from ``banned`` (correction texts).
     These conditions make a cut likely to hold; whether it holds is decided by the certificate
-    (:mod:`gecscope.metrics.imeasure_certify`).
+    (:mod:`gecscope.metrics.imeasure.certify`).
     """
     sync = _hyp_sync(src, hyp) if list(src) != list(hyp) else list(range(len(src)))
     cuts: list[tuple[int, int]] = []
@@ -209,7 +209,7 @@ def _merge_regions(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[O
     return merged if flat == sorted(flat) else None
 
 
-RegionTable = tuple[dict[tuple[Counts, bool], tuple[Witness, Tokens]],
+RegionTable = tuple[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]],
                     set[tuple[Tokens, bool]], dict[Tokens, int], bool]
 
 
@@ -244,7 +244,7 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     else:
         counted = threeway_counts_costs(s_piece, h_piece, distinct)
     piece_counts = dict(zip(distinct, counted, strict=True))
-    table: dict[tuple[Counts, bool], tuple[Witness, Tokens]] = {}
+    table: dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]] = {}
     pieces: set[tuple[Tokens, bool]] = set()
     for idx, piece in combos:
         key = (piece_counts[piece][0], list(piece) == s_piece)
@@ -260,7 +260,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     """The same result as :func:`exhaustive_options` (mixing), computed region by region.
 
     Cuts proposed by :func:`find_cuts` are kept only when
-    :func:`gecscope.metrics.imeasure_certify.margin` proves, for every candidate at once, that
+    :func:`gecscope.metrics.imeasure.certify.margin` proves, for every candidate at once, that
     every minimum-cost alignment passes them (cuts that fail are dropped and the check is
     repeated on the coarser regions), so the result is exact. Returns None when the sentence
     cannot be decomposed (a region with more than ``max_local`` local combinations, a
@@ -309,10 +309,10 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
     # Dynamic programme over regions: state (sum of counts, all pieces are source) -> witness.
-    states: dict[tuple[Counts, bool], tuple[Witness, tuple[Tokens, ...]]] = {
-        (Counts(), True): ((), ())}
+    states: dict[tuple[IMeasureCounts, bool], tuple[Witness, tuple[Tokens, ...]]] = {
+        (IMeasureCounts(), True): ((), ())}
     for table in region_tables:
-        nxt: dict[tuple[Counts, bool], tuple[Witness, tuple[Tokens, ...]]] = {}
+        nxt: dict[tuple[IMeasureCounts, bool], tuple[Witness, tuple[Tokens, ...]]] = {}
         for (c0, f0), (w0, p0) in states.items():
             for (c1, f1), (w1, p1) in table.items():
                 key = (c0 + c1, f0 and f1)
@@ -321,7 +321,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
                 if old is None or cand[0] < old[0]:
                     nxt[key] = cand
         states = nxt
-    found: dict[Counts, Option] = {}
+    found: dict[IMeasureCounts, Option] = {}
     ordered = sorted(states.items(), key=lambda kv: kv[1][0])
     for (c, all_src), (w, parts) in ordered:
         ref = tuple(t for p in parts for t in p)

@@ -2,7 +2,7 @@
 
 For each sentence and each gold annotator, the hypothesis edits are the path through the edit
 lattice that matches the most gold edits, then uses the fewest lattice steps and the fewest
-edits (:mod:`gecscope.metrics.m2_lattice`). An edit is correct when its span equals a gold edit's
+edits (:mod:`gecscope.metrics.m2.lattice`). An edit is correct when its span equals a gold edit's
 and its correction is one of that edit's alternatives. Per sentence, the annotator is chosen
 that maximises the F-score of the counts accumulated so far (the corpus is read in order), as
 m2scorer 3.2 does; F values are compared exactly, and ties prefer more correct edits, then a
@@ -22,8 +22,10 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf as counts_prf
-from gecscope.metrics.m2_lattice import GoldEdit, PathArc, best_path, build_lattice
+from gecscope.metrics.counts import prf
+from gecscope.metrics.m2.lattice import GoldEdit, PathArc, best_path, build_lattice
+from gecscope.metrics.selection import corpus_greedy
+from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
 from gecscope.types import Edit, Sentence, Tokens
 
 # An edit as the M2 scorer reports it: (start, end, original text, correction text).
@@ -63,10 +65,10 @@ class M2SentenceDetail:
     counts: tuple[int, int, int]  # correct, proposed, gold
 
 
-def prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, float, float]:
-    """The M2 scorer's precision, recall and F_beta from (correct, proposed, gold) counts, with
-    the shared conventions of :func:`gecscope.metrics.counts.prf`."""
-    return counts_prf(correct, proposed - correct, gold - correct, beta)
+def m2_prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, float, float]:
+    """P, R, F_beta from the M2 scorer's (correct, proposed, gold) counts (same conventions as
+    :func:`gecscope.metrics.counts.prf`, which it calls)."""
+    return prf(correct, proposed - correct, gold - correct, beta)
 
 
 def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
@@ -94,28 +96,27 @@ def select_rows(stats: Sequence[M2SentenceStats], beta: float) -> list[M2Row]:
     fb = Fraction(beta)
     b2 = fb * fb
     a, d = b2.numerator, b2.denominator  # proposed + b2 * gold, scaled by d: d * p + a * g
-    c = p = g = 0
-    chosen: list[M2Row] = []
-    for s in stats:
-        best: M2Row | None = None
-        best_key: tuple[Fraction, int, int] | None = None
-        for row in s.rows:
-            key = (exact_f(c + row.correct, p + row.proposed, g + row.gold, fb), row.correct,
-                   -(d * row.proposed + a * row.gold))
-            if best_key is None or key > best_key:
-                best, best_key = row, key
-        if best is None:  # a sentence with no row (never produced by sentence_stats)
-            best = M2Row(-1, 0, 0, 0)
-        chosen.append(best)
-        c, p, g = c + best.correct, p + best.proposed, g + best.gold
-    return chosen
+
+    def key(t: tuple[int, int, int], row: M2Row) -> tuple[Fraction, int, int]:
+        return (exact_f(t[0] + row.correct, t[1] + row.proposed, t[2] + row.gold, fb),
+                row.correct, -(d * row.proposed + a * row.gold))
+
+    def add(t: tuple[int, int, int], row: M2Row) -> tuple[int, int, int]:
+        return (t[0] + row.correct, t[1] + row.proposed, t[2] + row.gold)
+
+    rows = [s.rows for s in stats]
+    chosen = corpus_greedy(rows, key, add, (0, 0, 0))
+    # a sentence with no row (never produced by sentence_stats) counts as nothing
+    return [r[i] if i is not None else M2Row(-1, 0, 0, 0)
+            for r, i in zip(rows, chosen, strict=True)]
 
 
-class M2Metric(Metric):
+class M2Metric(Metric[M2SentenceStats]):
     """MaxMatch precision, recall and F_beta against an M2 gold standard (m2scorer 3.2)."""
 
     name = "m2"
     description = "MaxMatch (M2) F-score, m2scorer 3.2 compatible"
+    requires = frozenset({"m2"})
 
     @dataclass(frozen=True)
     class Config:
@@ -202,7 +203,7 @@ class M2Metric(Metric):
         return out
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[M2SentenceStats]:
-        gold = data.require_m2(self.name)
+        gold = data.reference_edits()
         return [self.score_sentence(sent.source, h, sent)
                 for sent, h in zip(gold.sentences, hyp.tokens, strict=True)]
 
@@ -220,7 +221,7 @@ class M2Metric(Metric):
         c = sum(r.correct for r in chosen)
         p = sum(r.proposed for r in chosen)
         g = sum(r.gold for r in chosen)
-        prec, rec, f = prf(c, p, g, beta)
+        prec, rec, f = m2_prf(c, p, g, beta)
         fname = f"F{beta:g}"
         details: dict[str, Any] = {"correct": c, "proposed": p, "gold": g}
         if self.config.verbose:
@@ -228,7 +229,49 @@ class M2Metric(Metric):
         return Score(self.name, f, {"TP": c, "FP": p - c, "FN": g - c, "P": prec, "R": rec,
                                     fname: f}, main=fname, details=details)
 
-    def sentence_scores(self, stats: Sequence[M2SentenceStats]) -> list[float]:
+    def sentence_values(self, stats: Sequence[M2SentenceStats]) -> list[float]:
         """F_beta of each sentence with the annotator best for that sentence alone."""
-        return [prf(r.correct, r.proposed, r.gold, self.config.beta)[2]
+        return [m2_prf(r.correct, r.proposed, r.gold, self.config.beta)[2]
                 for s in stats for r in select_rows([s], self.config.beta)]
+
+    def resampling(self) -> M2Counts:
+        return M2Counts(float(self.config.beta))
+
+
+class M2Counts(CountsPath):
+    """Resampling fast path: rows of (correct, proposed, gold); greedy choice on cumulative F,
+    ties to more correct, then to the smaller ``proposed + beta**2 * gold`` (m2scorer's order),
+    kept as a fourth column."""
+
+    tiebreak = ((0, 1.0), (3, -1.0))
+    # F grows with correct, falls with proposed and gold (and so with the fourth column)
+    monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
+
+    def __init__(self, beta: float) -> None:
+        self.beta = beta
+        self.fname = f"F{beta:g}"
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        b2 = self.beta * self.beta
+        width = max((len(s.rows) for s in stats), default=1) or 1
+        out = np.full((len(stats), width, 4), np.nan)
+        for i, s in enumerate(stats):
+            if not s.rows:  # aggregate counts such a sentence as (0, 0, 0)
+                out[i, 0] = (0, 0, 0, 0)
+            for j, r in enumerate(s.rows):
+                out[i, j] = (r.correct, r.proposed, r.gold, r.proposed + b2 * r.gold)
+        return out
+
+    def _prf(self, t: Any) -> tuple[Any, Any, Any]:
+        c, p, g = t[..., 0], t[..., 1], t[..., 2]
+        return prf_arrays(c, p - c, g - c, self.beta)
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        t = _np().asarray(totals, dtype=float)
+        prec, rec, f = self._prf(t)
+        return {"TP": t[..., 0], "FP": t[..., 1] - t[..., 0], "FN": t[..., 2] - t[..., 0],
+                "P": prec, "R": rec, self.fname: f}
+
+    def select_counts(self, totals: Any) -> Any:
+        return self._prf(_np().asarray(totals, dtype=float))[2]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gecscope.formats.imeasure_xml import Correction, Error, GoldSentence
-from gecscope.metrics.imeasure_align import GAP_TOKEN, Column
+from gecscope.metrics.imeasure.align import GAP_TOKEN, Column
 from gecscope.types import Tokens
 
 #: metric names accepted for the maximised metric (with a ``d``/``c`` aspect prefix)
@@ -130,7 +130,7 @@ def candidate_references(sentence: GoldSentence, mix: bool = True) -> list[Token
 
 
 @dataclass(frozen=True, slots=True)
-class Counts:
+class IMeasureCounts:
     """Per-column counts of one alignment: system (detection and correction) and baseline.
 
     Detection and correction share TN; correction moves ``tp_d - tp_c`` columns (wrong
@@ -146,8 +146,8 @@ class Counts:
     tn_b: int = 0
     fn_b: int = 0
 
-    def __add__(self, o: Counts) -> Counts:
-        return Counts(self.tp_d + o.tp_d, self.tp_c + o.tp_c, self.tn + o.tn, self.fp_d + o.fp_d,
+    def __add__(self, o: IMeasureCounts) -> IMeasureCounts:
+        return IMeasureCounts(self.tp_d + o.tp_d, self.tp_c + o.tp_c, self.tn + o.tn, self.fp_d + o.fp_d,
                       self.fn_d + o.fn_d, self.tn_b + o.tn_b, self.fn_b + o.fn_b)
 
     def aspect(self, a: str) -> tuple[int, int, int, int, int]:
@@ -164,10 +164,10 @@ class Counts:
         return (self.tp_d, self.tp_c, self.tn, self.fp_d, self.fn_d, self.tn_b, self.fn_b)
 
 
-ZERO = Counts()
+ZERO = IMeasureCounts()
 
 
-def count_columns(columns: Iterable[Column]) -> Counts:
+def count_columns(columns: Iterable[Column]) -> IMeasureCounts:
     """Classify aligned columns (gaps are empty strings, equal to each other)."""
     tp_d = tp_c = tn = fp = fn = tn_b = fn_b = 0
     for s, h, r in columns:
@@ -188,7 +188,7 @@ def count_columns(columns: Iterable[Column]) -> Counts:
             tp_d += 1
             if h == r:
                 tp_c += 1
-    return Counts(tp_d, tp_c, tn, fp, fn, tn_b, fn_b)
+    return IMeasureCounts(tp_d, tp_c, tn, fp, fn, tn_b, fn_b)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -249,7 +249,7 @@ class AspectScores:
         return float(getattr(self, name))
 
 
-def aspect_scores(c: Counts, a: str, beta: float, w: float, tie: str = "zero") -> AspectScores:
+def aspect_scores(c: IMeasureCounts, a: str, beta: float, w: float, tie: str = "zero") -> AspectScores:
     tp, tn, fp, fn, fpn = c.aspect(a)
     p = _p(tp, fp)
     r = _p(tp, fn)
@@ -260,7 +260,7 @@ def aspect_scores(c: Counts, a: str, beta: float, w: float, tie: str = "zero") -
                         _acc(*base), wacc, wacc_b, improvement(wacc, wacc_b, tie))
 
 
-def selection_key(c: Counts, aspect: str, metric: str, beta: float, w: float,
+def selection_key(c: IMeasureCounts, aspect: str, metric: str, beta: float, w: float,
                   tie: str = "zero") -> tuple[float, ...]:
     """The tool's comparison: the metric, then I, WAcc, Acc of its aspect, then the same four of
     the other aspect; larger wins, and the earlier reference wins a full tie."""

@@ -27,20 +27,21 @@ from typing import Any
 from gecscope.errors import ConfigError
 from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score, SystemResult
-from gecscope.metrics.imeasure_core import (
+from gecscope.metrics.imeasure.core import (
     METRICS,
     ZERO,
     AspectScores,
-    Counts,
+    IMeasureCounts,
     aspect_scores,
     selection_key,
 )
-from gecscope.metrics.imeasure_search import (
+from gecscope.metrics.imeasure.search import (
     Option,
     decomposed_options,
     exhaustive_options,
     n_candidates_upper,
 )
+from gecscope.metrics.selection import best_index, corpus_greedy
 from gecscope.types import Tokens
 
 #: largest candidate set enumerated when a sentence cannot be decomposed
@@ -58,7 +59,7 @@ class IMeasureSentence:
     best: int
 
     @property
-    def counts(self) -> Counts:
+    def counts(self) -> IMeasureCounts:
         return self.options[self.best].counts
 
     @property
@@ -86,11 +87,12 @@ def load_gold(data: EvalData) -> IMeasureGold:
     return gold
 
 
-class IMeasureMetric(Metric):
+class IMeasureMetric(Metric[IMeasureSentence]):
     """I-measure: three-way alignment counts, weighted accuracy and Improvement over the source."""
 
     name = "imeasure"
     description = "I-measure (Felice & Briscoe 2015): WAcc and Improvement over the source"
+    requires = frozenset({"m2"})
 
     @dataclass(frozen=True)
     class Config:
@@ -141,14 +143,14 @@ class IMeasureMetric(Metric):
 
     # -- statistics ------------------------------------------------------------------------
 
-    def _key(self, c: Counts) -> tuple[float, ...]:
+    def _key(self, c: IMeasureCounts) -> tuple[float, ...]:
         cfg = self.config
         m = cfg.maximise.lower()
         return selection_key(c, m[0], m[1:], cfg.beta, cfg.w, cfg.tie_i)
 
     def sentence_options(self, sentence: GoldSentence, hyp: Sequence[str],
                          cache: dict[Any, Any] | None = None) -> list[Option]:
-        """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure_search`)."""
+        """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure.search`)."""
         cfg = self.config
         if cfg.mix and cfg.search == "auto":
             opts = decomposed_options(sentence, hyp, cfg.window, cache=cache)
@@ -168,13 +170,8 @@ class IMeasureMetric(Metric):
         out = []
         for i, (sent, hyp) in enumerate(zip(gold.sentences, hyps, strict=True)):
             opts = self.sentence_options(sent, hyp, caches[i] if caches is not None else None)
-            best = 0
-            best_key = self._key(opts[0].counts)
-            for k in range(1, len(opts)):
-                key = self._key(opts[k].counts)
-                if key > best_key:
-                    best, best_key = k, key
-            out.append(IMeasureSentence(tuple(opts), best))
+            best = best_index(opts, lambda o: self._key(o.counts))
+            out.append(IMeasureSentence(tuple(opts), best or 0))
         return out
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[IMeasureSentence]:
@@ -188,36 +185,24 @@ class IMeasureMetric(Metric):
                                       gold.path)
         return self.sentence_stats_gold(gold, hyp.tokens, caches)
 
-    def score(self, data: EvalData, hyp: Hypothesis) -> Score:
-        return self.aggregate(self.sentence_stats(data, hyp))
-
     def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
         """As :meth:`Metric.evaluate`; the length check is done against the gold itself, so an
         XML reference works without a source file."""
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
-                            self.sentence_scores(stats))
+                            self.sentence_values(stats))
 
     # -- aggregation ---------------------------------------------------------------------
 
-    def choose(self, stats: Sequence[IMeasureSentence]) -> list[Counts]:
+    def choose(self, stats: Sequence[IMeasureSentence]) -> list[IMeasureCounts]:
         """The counts used for each sentence: its own best, or the corpus-greedy choice."""
         if self.config.optimise == "sent":
             return [s.counts for s in stats]
-        total = ZERO
-        chosen = []
-        for s in stats:
-            best = s.options[0].counts
-            best_key = self._key(total + best)
-            for o in s.options[1:]:
-                key = self._key(total + o.counts)
-                if key > best_key:
-                    best, best_key = o.counts, key
-            chosen.append(best)
-            total = total + best
-        return chosen
+        cands = [[o.counts for o in s.options] for s in stats]
+        chosen = corpus_greedy(cands, lambda t, c: self._key(t + c), lambda t, c: t + c, ZERO)
+        return [c[i or 0] for c, i in zip(cands, chosen, strict=True)]
 
-    def scores(self, c: Counts) -> dict[str, AspectScores]:
+    def scores(self, c: IMeasureCounts) -> dict[str, AspectScores]:
         cfg = self.config
         return {a: aspect_scores(c, a, cfg.beta, cfg.w, cfg.tie_i) for a in ("d", "c")}
 
@@ -235,7 +220,7 @@ class IMeasureMetric(Metric):
                      details={"options": self.options(), "sentences": len(stats)},
                      display=display)
 
-    def sentence_scores(self, stats: Sequence[IMeasureSentence]) -> list[float]:
+    def sentence_values(self, stats: Sequence[IMeasureSentence]) -> list[float]:
         aspect, _, col = self.config.main.partition("_")
         return [self.scores(c)[aspect].get(col) for c in self.choose(stats)]
 

@@ -1,7 +1,7 @@
 """CLEME (Ye et al. 2023) and CLEME2.0 (Ye et al. 2025): chunk-level GEC evaluation.
 
 Both metrics partition source, hypothesis and references into the same chunks
-(:mod:`gecscope.metrics.cleme_chunks`) and label each hypothesis chunk TP, FP_ne (a wrong
+(:mod:`gecscope.metrics.cleme.chunks`) and label each hypothesis chunk TP, FP_ne (a wrong
 correction where the reference also corrects), FP_un (an unnecessary correction), FN or TN, under
 the correction-*dependent* assumption (each reference on its own, best one chosen) or the
 *independent* one (a chunk is right if any reference has it).
@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.cleme_chunks import (
+from gecscope.metrics.cleme.chunks import (
     ASSUMPTIONS,
     FN,
     FP_NE,
@@ -39,14 +39,15 @@ from gecscope.metrics.cleme_chunks import (
     classify,
     partition,
 )
-from gecscope.metrics.cleme_weights import (
+from gecscope.metrics.cleme.weights import (
     LENGTH_CORPUS,
     LENGTH_SENTENCE,
     LengthParams,
     length_weight,
 )
-from gecscope.metrics.counts import prf as counts_prf
-from gecscope.types import Corpus
+from gecscope.metrics.counts import prf
+from gecscope.metrics.selection import best_index, corpus_greedy
+from gecscope.stats.fastpath import CountsPath, _np
 
 LEVELS = ("corpus", "sentence")
 WEIGHTINGS = ("none", "length", "similarity", "llm")
@@ -87,7 +88,7 @@ class CLEMEStats:
 
 
 @dataclass(frozen=True, slots=True)
-class Counts:
+class ChunkCounts:
     """(Weighted) chunk counts."""
 
     tp: float = 0.0
@@ -97,28 +98,18 @@ class Counts:
     fp_ne: float = 0.0
     fp_un: float = 0.0
 
-    def __add__(self, o: Counts) -> Counts:
-        return Counts(self.tp + o.tp, self.fp + o.fp, self.fn + o.fn, self.tn + o.tn,
+    def __add__(self, o: ChunkCounts) -> ChunkCounts:
+        return ChunkCounts(self.tp + o.tp, self.fp + o.fp, self.fn + o.fn, self.tn + o.tn,
                       self.fp_ne + o.fp_ne, self.fp_un + o.fp_un)
 
 
-def prf(tp: float, fp: float, fn: float, beta: float = 0.5, ndigits: int | None = None
-        ) -> tuple[float, float, float]:
-    """Precision (1 without hypothesis edits), recall (1 without gold edits) and F_beta,
-    optionally rounded as the reference code rounds them."""
-    p, r, f = counts_prf(tp, fp, fn, beta)
-    if ndigits is not None:
-        return round(p, ndigits), round(r, ndigits), round(f, ndigits)
-    return p, r, f
-
-
-def accuracy(c: Counts, ndigits: int | None = None) -> float:
+def accuracy(c: ChunkCounts, ndigits: int | None = None) -> float:
     total = c.tp + c.fp + c.fn + c.tn
     acc = (c.tp + c.tn) / total if total else 0.0
     return round(acc, ndigits) if ndigits is not None else acc
 
 
-def heuo(c: Counts, factors: Sequence[float]) -> tuple[float, float, float, float, float]:
+def heuo(c: ChunkCounts, factors: Sequence[float]) -> tuple[float, float, float, float, float]:
     """CLEME2.0 (Hit, Wrong, Under, Over, Score); a ratio with an empty denominator is 0."""
     ne = c.tp + c.fp_ne + c.fn
     hyp = c.tp + c.fp_ne + c.fp_un
@@ -214,27 +205,14 @@ class CLEMECommonConfig:
 # --------------------------------------------------------------------------- partition helpers
 
 
-def reference_corpus(data: EvalData) -> Corpus:
-    """The gold edits: the reference M2, or plain-text references annotated with ERRANT."""
-    if data.m2 is not None:
-        return data.m2
-    key = "cleme:ref-m2"
-    if key not in data.cache:
-        from gecscope.alignment.errant import shared_annotator
-
-        annotator = shared_annotator(data.cache)
-        data.cache[key] = annotator.annotate_corpus(data.sources, data.references)
-    corpus: Corpus = data.cache[key]
-    return corpus
-
-
 def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list[ChunkPartition]:
-    """Chunk partitions of every sentence (cached in ``data.cache`` per hypothesis)."""
-    key = f"cleme:chunks:{hyp.path or hyp.name}:{id(hyp)}:{merge_distance}"
-    if key in data.cache:
-        cached: list[ChunkPartition] = data.cache[key]
-        return cached
-    refs = reference_corpus(data)
+    """Chunk partitions of every sentence (cached by the hypothesis' content)."""
+    return data.derived(hyp, ("cleme:chunks", merge_distance),
+                        lambda: _partitions(data, hyp, merge_distance))
+
+
+def _partitions(data: EvalData, hyp: Hypothesis, merge_distance: int) -> list[ChunkPartition]:
+    refs = data.reference_edits()
     hm = data.hypothesis_m2(hyp)  # ERRANT-extracted when the hypothesis is text
     hyp_ann = hm.system_annotator
     # plain-text references: every file is a reference of every sentence (ERRANT writes no
@@ -245,7 +223,6 @@ def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list
         ref_ids = fixed if fixed is not None else [a.annotator for a in ref_sent.annotations]
         out.append(partition(ref_sent.source, hyp_sent.edits(hyp_ann),
                              [ref_sent.edits(k) for k in ref_ids], ref_ids, merge_distance))
-    data.cache[key] = out
     return out
 
 
@@ -254,7 +231,7 @@ def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list
 
 def similarity_scorer(cfg: CLEMECommonConfig, cache: dict[str, Any] | None = None) -> Any:
     """The BERTScore encoder of ``cfg`` (loaded once per ``cache``, e.g. ``EvalData.cache``)."""
-    from gecscope.metrics.cleme_weights import BERTScoreF1
+    from gecscope.metrics.cleme.weights import BERTScoreF1
 
     key = f"cleme:sim:{cfg.sim_model}:{cfg.sim_layer}:{cfg.sim_device}"
     scorer = cache.get(key) if cache is not None else None
@@ -270,7 +247,7 @@ def _model_weights(cfg: CLEMECommonConfig, parts: Sequence[ChunkPartition],
                    ) -> list[list[dict[int, float]]]:
     """Similarity or LLM weights: ``[sentence][ref] -> {chunk index: weight}`` for non-TN chunks."""
     if cfg.weighting == "similarity":
-        from gecscope.metrics.cleme_weights import similarity_weights
+        from gecscope.metrics.cleme.weights import similarity_weights
 
         scorer = similarity_scorer(cfg, cache)
         jobs = []
@@ -287,7 +264,7 @@ def _model_weights(cfg: CLEMECommonConfig, parts: Sequence[ChunkPartition],
         weights = similarity_weights(scorer, jobs)
         scorer.clear()
     elif cfg.weighting == "llm":
-        from gecscope.metrics.cleme_weights import LLMWeigher
+        from gecscope.metrics.cleme.weights import LLMWeigher
 
         lkey = f"cleme:llm:{cfg.llm_url}:{cfg.llm_model}:{cfg.llm_temperature}"
         llm = cache.get(lkey) if cache is not None else None
@@ -341,7 +318,7 @@ def build_stats(part: ChunkPartition, labels: tuple[tuple[str, ...], ...],
 
 
 class _Weigher:
-    """Turns :class:`RefChunkStats` into weighted :class:`Counts` for one configuration."""
+    """Turns :class:`RefChunkStats` into weighted :class:`ChunkCounts` for one configuration."""
 
     def __init__(self, cfg: CLEMECommonConfig, stats: Sequence[CLEMEStats],
                  zero_as_one: bool = False) -> None:
@@ -369,17 +346,17 @@ class _Weigher:
             self._cache[key] = w
         return w
 
-    def counts(self, r: RefChunkStats) -> Counts:
+    def counts(self, r: RefChunkStats) -> ChunkCounts:
         if self.mode == "none":
             n_ne, n_un = len(r.fp_ne), len(r.fp_un)
-            return Counts(len(r.tp), n_ne + n_un, len(r.fn), r.tn, n_ne, n_un)
+            return ChunkCounts(len(r.tp), n_ne + n_un, len(r.fn), r.tn, n_ne, n_un)
         if self.mode == "length":
             lw = self._lw
             tp = sum(lw("tp", n) for n in r.tp)
             fp_ne = sum(lw("fp", n) for n in r.fp_ne)
             fp_un = sum(lw("fp", n) for n in r.fp_un)
             fn = sum(lw("fn", n) for n in r.fn)
-            return Counts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
+            return ChunkCounts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
         if r.weights is None:
             raise ConfigError(f"weighting={self.mode!r} needs statistics computed with the same "
                               "weighting (these carry no model weights)")
@@ -387,14 +364,16 @@ class _Weigher:
         if self.zero_as_one:
             groups = [[w or 1.0 for w in group] for group in groups]
         tp, fp_ne, fp_un, fn = (float(sum(g)) for g in groups)
-        return Counts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
+        return ChunkCounts(tp, fp_ne + fp_un, fn, r.tn, fp_ne, fp_un)
 
 
 # --------------------------------------------------------------------------- metrics
 
 
-class _CLEMEBase(Metric):
+class _CLEMEBase(Metric[CLEMEStats]):
     """Shared machinery: partition, labelling, weighting and best-reference selection."""
+
+    requires = frozenset({"m2"})
 
     def labels(self, part: ChunkPartition) -> tuple[tuple[str, ...], ...]:
         return classify(part, self.config.assumption)
@@ -406,11 +385,11 @@ class _CLEMEBase(Metric):
         model = cfg.weighting in ("similarity", "llm")
         wkey = (f"{cfg.weighting}:{cfg.sim_model}:{cfg.sim_layer}:{cfg.llm_url}:{cfg.llm_model}:"
                 f"{cfg.llm_temperature}" if model else "")
-        key = (f"cleme:stats:{hyp.path or hyp.name}:{id(hyp)}:{cfg.merge_distance}:"
-               f"{cfg.assumption}:{wkey}")
-        if key in data.cache:
-            cached: list[CLEMEStats] = data.cache[key]
-            return cached
+        key = ("cleme:stats", cfg.merge_distance, cfg.assumption, wkey)
+        return data.derived(hyp, key, lambda: self._stats(data, hyp, model))
+
+    def _stats(self, data: EvalData, hyp: Hypothesis, model: bool) -> list[CLEMEStats]:
+        cfg = self.config
         parts = partitions(data, hyp, cfg.merge_distance)
         labels = [self.labels(p) for p in parts]
         if model:
@@ -418,27 +397,22 @@ class _CLEMEBase(Metric):
             out = [build_stats(p, lab, w) for p, lab, w in zip(parts, labels, weights, strict=True)]
         else:
             out = [build_stats(p, lab) for p, lab in zip(parts, labels, strict=True)]
-        data.cache[key] = out
         return out
 
     def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
         return _Weigher(self.config, stats)
 
-    def _key(self, c: Counts) -> tuple[float, ...]:
+    def _key(self, c: ChunkCounts) -> tuple[float, ...]:
         """Sentence-level comparison key of one reference's counts; its first element is the
         sentence score."""
         raise NotImplementedError
 
-    def _best(self, cands: Sequence[Counts]) -> tuple[Counts | None, tuple[float, ...] | None]:
+    def _best(self, cands: Sequence[ChunkCounts]) -> tuple[ChunkCounts | None, tuple[float, ...] | None]:
         """The candidate with the largest sentence key (the first on a tie) and its key."""
-        best, best_key = None, None
-        for c in cands:
-            k = self._key(c)
-            if best_key is None or k > best_key:
-                best, best_key = c, k
-        return best, best_key
+        i = best_index(cands, self._key)
+        return (None, None) if i is None else (cands[i], self._key(cands[i]))
 
-    def sentence_scores(self, stats: Sequence[CLEMEStats]) -> list[float]:
+    def sentence_values(self, stats: Sequence[CLEMEStats]) -> list[float]:
         weigher = self._weigher(stats)
         out = []
         for s in stats:
@@ -447,21 +421,17 @@ class _CLEMEBase(Metric):
         return out
 
     @staticmethod
-    def _select_corpus(cands_per_sentence: Sequence[Sequence[Counts]],
-                       key: Callable[[Counts, Counts], tuple[float, ...]]) -> tuple[Counts, list[int]]:
-        """Greedy corpus selection: per sentence, the candidate with the largest key."""
-        total = Counts()
-        chosen = []
-        for cands in cands_per_sentence:
-            best_i, best_key = 0, None
-            for i, c in enumerate(cands):
-                k = key(total, c)
-                if best_key is None or k > best_key:
-                    best_i, best_key = i, k
-            chosen.append(best_i)
-            if cands:
-                total = total + cands[best_i]
-        return total, chosen
+    def _select_corpus(cands_per_sentence: Sequence[Sequence[ChunkCounts]],
+                       key: Callable[[ChunkCounts, ChunkCounts], tuple[float, ...]]
+                       ) -> tuple[ChunkCounts, list[int]]:
+        """Greedy corpus selection: per sentence, the candidate with the largest key (index 0
+        is reported for a sentence without candidates, which adds nothing)."""
+        chosen = corpus_greedy(cands_per_sentence, key, lambda t, c: t + c, ChunkCounts())
+        total = ChunkCounts()
+        for cands, i in zip(cands_per_sentence, chosen, strict=True):
+            if i is not None:
+                total = total + cands[i]
+        return total, [i or 0 for i in chosen]
 
 
 class CLEMEMetric(_CLEMEBase):
@@ -483,7 +453,7 @@ class CLEMEMetric(_CLEMEBase):
             if self.beta <= 0:
                 raise ConfigError(f"beta must be > 0, got {self.beta}")
 
-    def _key(self, c: Counts) -> tuple[float, float, float, float]:
+    def _key(self, c: ChunkCounts) -> tuple[float, float, float, float]:
         cfg = self.config
         if cfg.compat:  # the reference's sentence scorer ignores beta and rounds to 4 dp
             p, r, f = prf(c.tp, c.fp, c.fn, 0.5, 4)
@@ -506,7 +476,7 @@ class CLEMEMetric(_CLEMEBase):
             # the reference code compares F rounded to 4 dp (a tie then falls to TP, FP, ...)
             nd = 4 if cfg.compat else None
 
-            def key(total: Counts, c: Counts) -> tuple[float, ...]:
+            def key(total: ChunkCounts, c: ChunkCounts) -> tuple[float, ...]:
                 f = prf(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, cfg.beta, nd)[2]
                 return (f, c.tp, -c.fp, -c.fn, c.tn)
 
@@ -515,7 +485,7 @@ class CLEMEMetric(_CLEMEBase):
             acc = accuracy(total)
             details["chosen_refs"] = chosen
         else:
-            total = Counts()
+            total = ChunkCounts()
             sums = [0.0, 0.0, 0.0, 0.0]
             for cs in cands:
                 best, best_key = self._best(cs)
@@ -567,9 +537,16 @@ class CLEME2Metric(_CLEMEBase):
             return (float(self.factor_hit), float(self.factor_wrong or 0.0),
                     float(self.factor_under or 0.0), float(self.factor_over or 0.0))
 
-    def _key(self, c: Counts) -> tuple[float, ...]:
+    def _key(self, c: ChunkCounts) -> tuple[float, ...]:
         hit, wrong, under, over, score = heuo(c, self.config.factors())
         return (score, hit, -wrong, -under, -over)
+
+    def resampling(self) -> Cleme2Counts | None:
+        """Vectorised resampling for unweighted corpus-level scores (length weights depend on
+        the resampled corpus and model weights are not integers: those use ``aggregate``)."""
+        if self.config.level == "corpus" and self.config.weighting == "none":
+            return Cleme2Counts(self)
+        return None
 
     def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
         cfg = self.config
@@ -582,7 +559,7 @@ class CLEME2Metric(_CLEMEBase):
         if weigher.bias is not None:
             details["length_bias"] = weigher.bias
         if cfg.level == "corpus":
-            def key(total: Counts, c: Counts) -> tuple[float, ...]:
+            def key(total: ChunkCounts, c: ChunkCounts) -> tuple[float, ...]:
                 score = heuo(total + c, factors)[4]
                 return (score, c.tp, -c.fp, -c.fn, c.tn)
 
@@ -590,7 +567,7 @@ class CLEME2Metric(_CLEMEBase):
             hit, wrong, under, over, score = heuo(total, factors)
             details["chosen_refs"] = chosen
         else:
-            total = Counts()
+            total = ChunkCounts()
             sums = [0.0] * 5
             for cs in cands:
                 best, best_key = self._best(cs)
@@ -608,7 +585,48 @@ class CLEME2Metric(_CLEMEBase):
         return Score(self.name, score, fields, "Score", details)
 
 
-def _per_ref_scores(metric: Metric, c: Counts) -> dict[str, float]:
+class Cleme2Counts(CountsPath):
+    """Resampling fast path of corpus-level, unweighted CLEME2.0: candidates (one per reference)
+    of TP, FP, FN, TN, FP_ne, FP_un chunk counts; greedy choice on the comprehensive score of
+    the running totals, ties to more TP, fewer FP, fewer FN, more TN."""
+
+    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0), (3, 1.0))
+
+    def __init__(self, metric: CLEME2Metric) -> None:
+        self.metric = metric
+        self.factors = metric.config.factors()
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        weigher = self.metric._weigher(stats)
+        width = max((len(s.refs) for s in stats), default=1) or 1
+        out = np.full((len(stats), width, 6), np.nan)
+        for i, s in enumerate(stats):
+            if not s.refs:  # aggregate adds nothing for a sentence without references
+                out[i, 0] = 0.0
+            for j, r in enumerate(s.refs):
+                c = weigher.counts(r)
+                out[i, j] = (c.tp, c.fp, c.fn, c.tn, c.fp_ne, c.fp_un)
+        return out
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        np = _np()
+        t = np.asarray(totals, dtype=np.float64)
+        tp, fp, fn, tn, fp_ne, fp_un = (t[..., k] for k in range(6))
+        ne = tp + fp_ne + fn
+        hyp = tp + fp_ne + fp_un
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hit = np.where(ne != 0, tp / ne, 0.0)
+            wrong = np.where(ne != 0, fp_ne / ne, 0.0)
+            under = np.where(ne != 0, fn / ne, 0.0)
+            over = np.where(hyp != 0, fp_un / hyp, 0.0)
+        a, b, cc, d = self.factors
+        score = a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
+        return {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
+                "TP": tp, "FP": fp, "FP_ne": fp_ne, "FP_un": fp_un, "FN": fn, "TN": tn}
+
+
+def _per_ref_scores(metric: Metric, c: ChunkCounts) -> dict[str, float]:
     if isinstance(metric, CLEME2Metric):
         hit, wrong, under, over, score = heuo(c, metric.config.factors())
         return {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,

@@ -2,7 +2,7 @@
 
 Each source sentence and its correction are parsed into semantic graphs by a parser backend
 (:mod:`gecscope.semantics.parser`), and :func:`usim` compares them
-(:mod:`gecscope.semantics.usim`): P/R/F in both alignment directions and their average. The
+(:mod:`gecscope.metrics.usim.core`): P/R/F in both alignment directions and their average. The
 metric needs no reference: it reads ``data.sources`` and the hypothesis tokens.
 
 The default ``ucca`` backend is gecscope's trained UCCA parser (``gecscope[parser]``, see
@@ -14,6 +14,7 @@ directory of UCCA XML passages, looked up by their tokens).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -21,8 +22,7 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.semantics.ucca import Passage
-from gecscope.semantics.usim import (
+from gecscope.metrics.usim.core import (
     NODE_WEIGHTS,
     DirectionCounts,
     USimGraph,
@@ -31,6 +31,7 @@ from gecscope.semantics.usim import (
     normalize_text,
     usim_graphs,
 )
+from gecscope.semantics.ucca import Passage
 
 DISTSIM_LABELS = ("A+D", "Scene")
 
@@ -59,11 +60,12 @@ class USimStats:
         return (self.s2c.f + self.c2s.f) / 2
 
 
-class USimMetric(Metric):
+class USimMetric(Metric[USimStats]):
     """USIM faithfulness of each hypothesis sentence to its source (higher is more faithful)."""
 
     name = "usim"
     description = "semantic faithfulness of the correction to the source (semantic graphs)"
+    requires = frozenset({"sources"})
 
     def __init__(self, config: Any = None, **options: Any) -> None:
         from gecscope.semantics.parser import parser_class
@@ -101,14 +103,15 @@ class USimMetric(Metric):
             return USimOptions(**{f.name: getattr(self, f.name) for f in fields(USimOptions)
                                   if hasattr(self, f.name)})
 
-    def _parser(self, data: EvalData) -> Any:
+    def _parser(self) -> Any:
+        """The parser, loaded once per process (a model load costs seconds)."""
         from gecscope.semantics.parser import get_parser
 
-        key = f"usim-parser:{self.config.parser}:{self.config.gold_dir}"
-        if key not in data.cache:
+        key = (self.config.parser, self.config.gold_dir)
+        if key not in _PARSERS:
             kwargs = {"directory": self.config.gold_dir} if self.config.parser == "gold" else {}
-            data.cache[key] = get_parser(self.config.parser, **kwargs)
-        return data.cache[key]
+            _PARSERS[key] = get_parser(self.config.parser, **kwargs)
+        return _PARSERS[key]
 
     def _prepare(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
         if not self.config.normalize_before_parse:
@@ -117,12 +120,19 @@ class USimMetric(Metric):
 
     def _graphs(self, data: EvalData, sentences: Sequence[Sequence[str]],
                 labels: dict[str, int]) -> list[USimGraph]:
-        parser = self._parser(data)
+        parser = self._parser()
         cache: dict[tuple[str, ...], USimGraph] = data.cache.setdefault(
             f"usim-graphs:{self.config!r}", {})
         prepared = self._prepare(sentences)
         todo = list(dict.fromkeys(tuple(s) for s in prepared if tuple(s) not in cache))
         if todo:
+            # bounded: drop the oldest graphs not needed now (a training loop parses new
+            # outputs every time)
+            needed = {tuple(s) for s in prepared}
+            excess = len(cache) + len(todo) - MAX_GRAPHS
+            for old in [k for k in itertools.islice(cache, max(0, excess) + len(needed))
+                        if k not in needed][:max(0, excess)]:
+                del cache[old]
             opts = self.config.options()
             for toks, passage in zip(todo, parser.parse(todo), strict=True):
                 cache[toks] = USimGraph(passage, opts, labels)
@@ -171,8 +181,14 @@ class USimMetric(Metric):
                                              for s in stats])
         return Score(self.name, fields["usim"], fields, "usim", details)
 
-    def sentence_scores(self, stats: Sequence[USimStats]) -> list[float]:
+    def sentence_values(self, stats: Sequence[USimStats]) -> list[float]:
         return [s.average for s in stats]
+
+
+#: Parsers loaded in this process, by (parser, gold_dir).
+_PARSERS: dict[tuple[str, str], Any] = {}
+#: Parsed graphs kept per evaluation (oldest dropped first).
+MAX_GRAPHS = 100_000
 
 
 def _title(parser: str, approximate: bool) -> str:

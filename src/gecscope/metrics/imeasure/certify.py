@@ -1,6 +1,6 @@
 """Certificate that a decomposition of the I-measure search is exact, for all candidates at once.
 
-The decomposed search (:mod:`gecscope.metrics.imeasure_search`) aligns the regions between
+The decomposed search (:mod:`gecscope.metrics.imeasure.search`) aligns the regions between
 cut points separately. That gives the reference tool's alignment whenever **every minimum-cost
 alignment of the whole sentence passes every cut cell** (docs/imeasure.md, proof 1): the tool's
 backtrace is then the concatenation of the regions' backtraces. This module decides that
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gecscope._jit import HAVE_NUMBA, jit, np
-from gecscope.metrics.imeasure_batch import pair_cost
+from gecscope.metrics.imeasure.batch import pair_cost
 from gecscope.types import Tokens
 
 INF = 1 << 40

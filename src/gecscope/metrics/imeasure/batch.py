@@ -1,7 +1,7 @@
 """Many references against one source/hypothesis pair: the three-way alignment, fast.
 
 The recurrence and the backtrace are exactly those of
-:func:`gecscope.metrics.imeasure_align.threeway_dp` (integer costs, same tie order). Three
+:func:`gecscope.metrics.imeasure.align.threeway_dp` (integer costs, same tie order). Three
 engines compute them: a kernel compiled by numba (``gecscope[fast]``; about 100 times faster
 than pure Python), a numpy batch over all references at once (references padded to a common
 length with a token that matches nothing, which does not change any cell
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gecscope._jit import HAVE_NUMBA, jit, np
-from gecscope.metrics.imeasure_align import (
+from gecscope.metrics.imeasure.align import (
     GAP,
     MISMATCH,
     backtrace_with,
@@ -23,7 +23,7 @@ from gecscope.metrics.imeasure_align import (
     threeway_backtrace,
     threeway_table,
 )
-from gecscope.metrics.imeasure_core import Counts, count_columns
+from gecscope.metrics.imeasure.core import IMeasureCounts, count_columns
 
 
 def _numpy() -> Any:
@@ -35,8 +35,8 @@ def _numpy() -> Any:
 
 
 def threeway_counts_costs(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]],
-                          chunk: int = 512, engine: str = "auto") -> list[tuple[Counts, int]]:
-    """Counts and optimal cost of the three-way alignment of ``(s, h, r)`` for each ``r``.
+                          chunk: int = 512, engine: str = "auto") -> list[tuple[IMeasureCounts, int]]:
+    """IMeasureCounts and optimal cost of the three-way alignment of ``(s, h, r)`` for each ``r``.
 
     ``engine``: ``auto`` (compiled kernel with numba, else the numpy batch for three or more
     references, else pure Python), or one of ``numba``, ``numpy``, ``python`` (for tests).
@@ -54,14 +54,14 @@ def threeway_counts_costs(s: Sequence[str], h: Sequence[str], refs: Sequence[Seq
             out.append((count_columns(threeway_backtrace(D, s, h, r)),
                         D[len(s)][len(h)][len(r)]))
         return out
-    res: list[tuple[Counts, int]] = []
+    res: list[tuple[IMeasureCounts, int]] = []
     for start in range(0, len(refs), chunk):
         res.extend(_batch(numpy, list(s), list(h), [list(r) for r in refs[start:start + chunk]]))
     return res
 
 
 def _batch(np: Any, s: list[str], h: list[str], refs: list[list[str]]
-           ) -> list[tuple[Counts, int]]:
+           ) -> list[tuple[IMeasureCounts, int]]:
     vocab: dict[str, int] = {}
     for tok in (*s, *h, *(t for r in refs for t in r)):
         vocab.setdefault(tok, len(vocab))
@@ -131,7 +131,7 @@ def _batch(np: Any, s: list[str], h: list[str], refs: list[list[str]]
 
 
 def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]]
-              ) -> list[tuple[Counts, int]]:
+              ) -> list[tuple[IMeasureCounts, int]]:
     vocab: dict[str, int] = {}
 
     def ids(tokens: Sequence[str]) -> Any:
@@ -142,7 +142,7 @@ def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]]
     res = []
     for r in refs:
         cost = int(_kernel(S, H, ids(r), out))
-        res.append((Counts(*(int(v) for v in out)), cost))
+        res.append((IMeasureCounts(*(int(v) for v in out)), cost))
     return res
 
 

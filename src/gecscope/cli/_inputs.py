@@ -1,0 +1,116 @@
+"""Arguments, inputs and report files shared by ``evaluate`` and ``compare``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
+from gecscope.registry import list_metrics
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.reports.model import Report
+
+
+def add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    """Arguments shared by evaluate-like subcommands (also used by ``compare``)."""
+    p.add_argument("-m", "--metric", action="append", default=None,
+                   help=f"metric name, repeatable (default: errant); available: "
+                        f"{', '.join(list_metrics())}")
+    p.add_argument("-r", "--ref", nargs="+", default=[],
+                   help="references: one M2 file, or several plain-text reference files "
+                        "(omit for reference-less metrics such as usim, giving --source)")
+    p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
+    p.add_argument("--hyp", nargs="+", required=True,
+                   help="hypothesis file(s): plain text or M2; one result row per file")
+    p.add_argument("--name", nargs="+", help="system names (default: file names)")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+
+
+def build_metrics(args: argparse.Namespace) -> list[Metric]:
+    from gecscope.cli._common import make_metric
+
+    return [make_metric(name, args.option) for name in args.metric or ["errant"]]
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
+    if not args.ref and not args.source:
+        raise ConfigError("give the references (--ref) or, for a reference-less metric, "
+                          "the source (--source)")
+    data = EvalData(tuple(args.ref), args.source)
+    names = args.name or [None] * len(args.hyp)
+    if len(names) != len(args.hyp):
+        raise ConfigError(f"--name gives {len(names)} names for {len(args.hyp)} hypotheses")
+    n = len(data)
+    origin = args.ref[0] if args.ref and data.m2 is not None else args.source
+    hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
+            for h, nm in zip(args.hyp, names)]
+    return data, hyps
+
+
+def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
+                 quiet: bool = False) -> list[SystemResult]:
+    """:func:`gecscope.evaluate` with a progress display."""
+    from gecscope.cli._common import Progress
+    from gecscope.evaluation import evaluate
+
+    progress = Progress(len(metrics) * len(hyps), "scoring", quiet)
+    try:
+        return evaluate(metrics, data, hyps, progress=progress)
+    finally:
+        progress.close()
+
+
+
+def add_report_arguments(p: argparse.ArgumentParser, bootstrap_default: int = 0) -> None:
+    """``--html``, ``--json-out``, ``--bootstrap N`` and ``--seed`` (shared with evaluate)."""
+    p.add_argument("--bootstrap", type=int, default=bootstrap_default, metavar="N",
+                   help="bootstrap resamples for 95%% confidence intervals and significance "
+                        f"clusters (default: {bootstrap_default}{'' if bootstrap_default else ', none'})")
+    p.add_argument("--seed", type=int, default=12345,
+                   help="seed of the local random generator used for resampling (default: 12345)")
+    p.add_argument("--json-out", metavar="FILE",
+                   help="write the full JSON report (schema report-v1) to FILE")
+    p.add_argument("--html", metavar="FILE",
+                   help="write a self-contained HTML report (scores, types, sentences) to FILE")
+
+
+def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypothesis],
+                  results: Sequence[SystemResult], metrics: Sequence[Metric], *,
+                  sentences: bool | None = None, title: str | None = None,
+                  progress: Callable[[str], None] | None = None) -> Report | None:
+    """Build the report when ``--html``, ``--json-out`` or ``--bootstrap`` asks for it and
+    write the requested files; returns it (``None`` when nothing was asked for) so a caller
+    can also print it, e.g. with :func:`gecscope.reports.text.format_report`. Per-sentence
+    rows are included when ``sentences`` says so (default: for ``--html``, ``--json-out`` and
+    ``--sentences``)."""
+    from gecscope.reports.model import build_report
+
+    n = int(getattr(args, "bootstrap", 0) or 0)
+    html = getattr(args, "html", None)
+    json_out = getattr(args, "json_out", None)
+    if not (n or html or json_out):
+        return None
+    if n < 0:
+        raise ConfigError(f"--bootstrap must be a positive number of samples, got {n}")
+    if sentences is None:
+        sentences = bool(html or json_out or getattr(args, "sentences", False))
+    report = build_report(data, hyps, results, metrics, n_samples=n,
+                          seed=getattr(args, "seed", 12345),
+                          test=getattr(args, "test", "bootstrap"),
+                          confidence=getattr(args, "confidence", 0.95),
+                          alpha=getattr(args, "alpha", 0.05), sentences=sentences,
+                          progress=progress)
+    if json_out:
+        from gecscope.reports.json import write_json_report
+
+        write_json_report(json_out, report)
+    if html:
+        from gecscope.reports.html import write_report_html
+
+        write_report_html(html, report, title=title)
+    return report

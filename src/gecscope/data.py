@@ -1,0 +1,437 @@
+"""The inputs of an evaluation: the references (:class:`EvalData`) and a system's output
+(:class:`Hypothesis`), from files or from memory, checked on the way in.
+
+Everything a metric derives from them (ERRANT edits, chunk partitions, parses) is cached by
+*content*: reference-level data in :attr:`EvalData.cache`, hypothesis-level data under the
+hypothesis' content digest (:attr:`Hypothesis.key`) in a small least-recently-used store. A
+training loop that builds a fresh ``Hypothesis`` for every checkpoint therefore never gets
+another checkpoint's numbers back, and memory stays bounded however long the loop runs.
+
+Strings are tokenised on whitespace by default, as the reference tools (m2scorer,
+errant_compare, GLEU, ieval) read their pre-tokenised input; ``tokenise="spacy"`` re-tokenises
+raw text the way ``errant_parallel -tok`` does, ``"chars"`` splits into characters (Chinese).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from gecscope.errors import ConfigError, FormatError, LengthMismatchError
+from gecscope.types import Corpus, Tokens
+
+T = TypeVar("T")
+
+#: How strings become tokens: a named scheme or a function from a string to its tokens.
+Tokeniser = str | Callable[[str], Sequence[str]]
+TOKENISERS = ("whitespace", "spacy", "chars")
+
+#: Hypotheses whose derived data :class:`EvalData` keeps (least recently used dropped first).
+DERIVED_CACHE_SIZE = 16
+
+
+def looks_like_m2(text: str) -> bool:
+    """True when the first non-blank line of ``text`` starts with ``S `` (M2)."""
+    for line in text.split("\n"):
+        if line.strip():
+            return line.startswith("S ") or line == "S"
+    return False
+
+
+# --------------------------------------------------------------------------- tokenisation
+
+
+def _spacy_tokeniser() -> Callable[[str], Sequence[str]]:
+    from gecscope.alignment.errant import load_nlp
+
+    nlp = load_nlp()
+    return lambda text: [t.text for t in nlp.tokenizer(text)]
+
+
+def tokeniser(spec: Tokeniser) -> Callable[[str], Sequence[str]]:
+    """The function behind a tokenisation choice (``whitespace``, ``spacy``, ``chars`` or a
+    callable)."""
+    if callable(spec):
+        return spec
+    if spec == "whitespace":
+        return str.split
+    if spec == "chars":
+        return lambda text: [c for c in text if not c.isspace()]
+    if spec == "spacy":
+        return _spacy_tokeniser()
+    raise ConfigError(f"unknown tokenisation {spec!r}; choose one of {', '.join(TOKENISERS)} "
+                      "or pass a function from a string to its tokens")
+
+
+def tokenisation_name(spec: Tokeniser) -> str:
+    """The name a signature records for a tokenisation choice."""
+    return spec if isinstance(spec, str) else getattr(spec, "__name__", "custom")
+
+
+def _check_texts(texts: Any, what: str) -> list[str]:
+    """``texts`` as a list of strings, or a TypeError that says what was given instead."""
+    if isinstance(texts, str | bytes):
+        raise TypeError(f"{what} must be a list of sentences (one string each), not a single "
+                        "string; split it into lines first")
+    try:
+        items = list(texts)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of strings, not {type(texts).__name__}") from None
+    for i, t in enumerate(items):
+        if not isinstance(t, str):
+            kind = "a token list" if isinstance(t, list | tuple) else type(t).__name__
+            raise TypeError(f"{what}: sentence {i + 1} is {kind}, not a string; pass strings "
+                            "here, or pre-tokenised sentences to the token-list constructor")
+    return items
+
+
+def tokenise_texts(texts: Sequence[str], tokenise: Tokeniser = "whitespace",
+                   what: str = "texts") -> list[Tokens]:
+    """Tokenise a list of sentences (checked to be strings)."""
+    items = _check_texts(texts, what)
+    fn = tokeniser(tokenise)
+    return [tuple(fn(t)) for t in items]
+
+
+def check_token_lists(sentences: Any, what: str) -> tuple[Tokens, ...]:
+    """Pre-tokenised sentences as tuples, refusing strings where token lists are expected (a
+    string would otherwise be read character by character)."""
+    if isinstance(sentences, str | bytes):
+        raise TypeError(f"{what} must be a list of token lists, not a string")
+    out = []
+    for i, s in enumerate(sentences):
+        if isinstance(s, str):
+            raise TypeError(
+                f"{what}: sentence {i + 1} is a string, not a token list; build it from "
+                "strings with from_texts(..., tokenise='whitespace' | 'spacy' | 'chars')")
+        toks = tuple(s)
+        for t in toks:
+            if not isinstance(t, str):
+                raise TypeError(f"{what}: sentence {i + 1} holds {type(t).__name__}, expected "
+                                "string tokens")
+        out.append(toks)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- hypothesis
+
+
+class Hypothesis:
+    """One system's output: its corrected sentences (token tuples), and its edits when known.
+
+    Immutable: :attr:`key` digests the content once, so caches keyed by it stay valid.
+    """
+
+    name: str
+    tokens: tuple[Tokens, ...]
+    m2: Corpus | None
+    path: str | None
+
+    def __init__(self, name: str, tokens: Sequence[Sequence[str]], m2: Corpus | None = None,
+                 path: str | None = None) -> None:
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "tokens", check_token_lists(tokens, f"hypothesis {name!r}"))
+        object.__setattr__(self, "m2", m2)
+        object.__setattr__(self, "path", path)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("Hypothesis is immutable; build a new one")
+
+    def __repr__(self) -> str:
+        return f"Hypothesis({self.name!r}, {len(self.tokens)} sentences)"
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def renamed(self, name: str) -> Hypothesis:
+        """The same output under another system name."""
+        return Hypothesis(name, self.tokens, self.m2, self.path)
+
+    @cached_property
+    def key(self) -> str:
+        """Digest of the content (sentences, and the edits when an M2 was given)."""
+        h = hashlib.sha256()
+        for toks in self.tokens:
+            h.update("\x1f".join(toks).encode("utf-8", "surrogatepass"))
+            h.update(b"\n")
+        if self.m2 is not None:
+            from gecscope.formats.m2 import format_sentence
+
+            h.update(b"\x00m2")
+            for s in self.m2:
+                h.update(format_sentence(s).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    @classmethod
+    def from_texts(cls, texts: Sequence[str], name: str = "hypothesis", *,
+                   tokenise: Tokeniser = "whitespace") -> Hypothesis:
+        """A hypothesis from one string per sentence, tokenised by ``tokenise``."""
+        return cls(name, tokenise_texts(texts, tokenise, f"hypothesis {name!r}"))
+
+    @classmethod
+    def from_m2(cls, corpus: Corpus, name: str | None = None) -> Hypothesis:
+        """A hypothesis given by its edits (a system M2: one annotator)."""
+        return cls(name or Path(corpus.path or "hypothesis").stem, corpus.hypotheses(), corpus,
+                   corpus.path)
+
+    @classmethod
+    def from_file(cls, path: str | Path, name: str | None = None,
+                  expected: int | None = None, expected_from: str | None = None) -> Hypothesis:
+        """Read a hypothesis from plain text (one sentence per line) or from an M2 of its edits."""
+        from gecscope.formats.base import read_text
+        from gecscope.formats.m2 import parse_m2
+        from gecscope.formats.plain import split_tokens
+
+        p = Path(path)
+        label = name or p.stem
+        text = read_text(p, allow_empty=True)
+        if looks_like_m2(text):
+            corpus = parse_m2(text, p)
+            if expected is not None and len(corpus) != expected:
+                raise LengthMismatchError(expected, len(corpus), p, "sentences", expected_from)
+            return cls(label, corpus.hypotheses(), corpus, str(p))
+        if not text.strip():
+            raise FormatError("file is empty, expected at least one sentence", p)
+        toks = split_tokens(text, p, expected=expected, expected_from=expected_from)
+        return cls(label, toks, None, str(p))
+
+
+# --------------------------------------------------------------------------- references
+
+
+class _Derived:
+    """A bounded store of hypothesis-derived data, keyed by content."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._hyps: OrderedDict[str, dict[Any, Any]] = OrderedDict()
+
+    def get(self, hyp: Hypothesis, key: Any, compute: Callable[[], T]) -> T:
+        entry = self._hyps.get(hyp.key)
+        if entry is None:
+            entry = self._hyps[hyp.key] = {}
+            while len(self._hyps) > self.size:
+                self._hyps.popitem(last=False)
+        else:
+            self._hyps.move_to_end(hyp.key)
+        if key not in entry:
+            entry[key] = compute()
+        value: T = entry[key]
+        return value
+
+    def clear(self) -> None:
+        self._hyps.clear()
+
+
+class EvalData:
+    """The references of an evaluation, shared (and cached) across every system scored.
+
+    Build it with :meth:`from_files`, :meth:`from_m2` or :meth:`from_texts`. The plain
+    constructor takes the paths the user gave (one M2 or gold XML file, or several plain-text
+    references with ``source_path``) and reads them when first needed.
+    """
+
+    def __init__(self, reference_paths: Sequence[str] = (), source_path: str | None = None,
+                 ) -> None:
+        if isinstance(reference_paths, str | Path):
+            reference_paths = (str(reference_paths),)
+        self.reference_paths: tuple[str, ...] = tuple(str(p) for p in reference_paths)
+        self.source_path = str(source_path) if source_path is not None else None
+        #: Reference-level derived data (parsed gold, annotated references, encoders...).
+        self.cache: dict[str, Any] = {}
+        self._derived = _Derived(DERIVED_CACHE_SIZE)
+
+    def __repr__(self) -> str:
+        what = ", ".join(self.reference_paths) or "in memory"
+        return f"EvalData({what})"
+
+    # -- constructors -----------------------------------------------------------------------
+
+    @classmethod
+    def from_files(cls, references: str | Path | Sequence[str | Path],
+                   source: str | Path | None = None) -> EvalData:
+        """References from files (one M2 or gold XML, or plain-text references plus the
+        source), read and checked now rather than when first scored."""
+        refs = (references,) if isinstance(references, str | Path) else tuple(references)
+        if not refs:
+            raise ConfigError("give at least one reference file")
+        data = cls(tuple(str(r) for r in refs), str(source) if source is not None else None)
+        if data.m2 is None:
+            if len(refs) == 1 and source is None:
+                raise ConfigError(f"{refs[0]} is not M2 or I-measure XML; plain-text references "
+                                  "need the source file too")
+            data.references  # noqa: B018 - reads and length-checks every file
+        return data
+
+    @classmethod
+    def from_m2(cls, corpus: Corpus | str | Path) -> EvalData:
+        """References given by their edits: a :class:`Corpus` or the path of an M2 file."""
+        if not isinstance(corpus, Corpus):
+            data = cls((str(corpus),))
+            if data.m2 is None:
+                raise FormatError("not an M2 file (the first line must start with 'S ')", corpus)
+            return data
+        data = cls((corpus.path or "<m2>",))
+        data.__dict__["m2"] = corpus
+        return data
+
+    @classmethod
+    def from_texts(cls, sources: Sequence[str], references: Sequence[Sequence[str]] | None = None,
+                   *, m2: Corpus | str | Path | None = None,
+                   tokenise: Tokeniser = "whitespace") -> EvalData:
+        """References from memory: ``sources`` (one string per sentence) and ``references`` as
+        ``[reference][sentence]`` strings, or the gold edits as ``m2`` (a Corpus or a path).
+
+        Lengths and orientation are checked: ``[sentence][reference]`` lists and a single
+        reference not wrapped in a list are refused with a message saying how to fix them.
+        """
+        src = tokenise_texts(sources, tokenise, "sources")
+        if m2 is not None:
+            if references is not None:
+                raise ConfigError("give the references either as texts or as M2, not both")
+            data = cls.from_m2(m2)
+            gold = data.m2
+            assert gold is not None
+            if len(gold) != len(src):
+                raise LengthMismatchError(len(src), len(gold), gold.path, "sentences", "sources")
+            for i, (a, b) in enumerate(zip(src, gold.sources, strict=True)):
+                if a != b:
+                    raise ConfigError(f"sentence {i + 1}: the source differs from the M2's S line "
+                                      f"({' '.join(a)[:40]!r} vs {' '.join(b)[:40]!r})")
+            return data
+        data = cls((), None)
+        data.__dict__["sources"] = src
+        if references is None:
+            data.__dict__["references"] = []
+            return data
+        if isinstance(references, str | bytes) or (
+                len(references) and all(isinstance(r, str) for r in references)):
+            raise TypeError("references must be a list of reference sets ([reference][sentence]); "
+                            "got a list of strings: for one reference write references=[refs]")
+        sets = [list(r) for r in references]
+        n = len(src)
+        if sets and all(len(r) != n for r in sets) and len(sets) == n:
+            raise ConfigError(
+                f"references look like [sentence][reference] ({len(sets)} lists of "
+                f"{len(sets[0])}); give them as [reference][sentence]: "
+                "references=[list(r) for r in zip(*references)]")
+        refs = []
+        for k, r in enumerate(sets):
+            if len(r) != n:
+                raise LengthMismatchError(n, len(r), f"references[{k}]", "sentences", "sources")
+            refs.append(tokenise_texts(r, tokenise, f"references[{k}]"))
+        data.__dict__["references"] = refs
+        data.reference_paths = tuple(f"<reference {k}>" for k in range(len(refs)))
+        return data
+
+    # -- content ----------------------------------------------------------------------------
+
+    @cached_property
+    def m2(self) -> Corpus | None:
+        """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML.
+
+        Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
+        metrics can score against it too; the parsed XML stays in the cache for the I-measure.
+        """
+        from gecscope.formats.base import read_text
+        from gecscope.formats.m2 import parse_m2
+
+        if len(self.reference_paths) != 1 or self.reference_paths[0].startswith("<"):
+            return None
+        path = self.reference_paths[0]
+        text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
+        if looks_like_m2(text):
+            return parse_m2(text, path)
+        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, parse_gold
+
+        if looks_like_gold(text):
+            gold = parse_gold(text, path)
+            self.cache["imeasure-gold"] = gold
+            corpus = gold_to_m2(gold)
+            return Corpus(corpus.sentences, path)
+        return None
+
+    def require_m2(self, metric: str) -> Corpus:
+        if self.m2 is None:
+            raise ConfigError(f"metric {metric!r} needs the references as one M2 file "
+                              f"(got {', '.join(self.reference_paths) or 'none'})")
+        return self.m2
+
+    @cached_property
+    def sources(self) -> list[Tokens]:
+        from gecscope.formats.plain import read_tokens
+
+        if self.m2 is not None:
+            return self.m2.sources
+        if self.source_path is None:
+            raise ConfigError("plain-text references need the source file too (--source)")
+        return read_tokens(self.source_path)
+
+    @cached_property
+    def references(self) -> list[list[Tokens]]:
+        """References as ``[reference][sentence]`` token lists, length-checked."""
+        from gecscope.formats.plain import read_tokens
+
+        if self.m2 is not None:
+            return [self.m2.references(k) for k in self.m2.annotators] or [self.m2.sources]
+        n = len(self.sources)
+        return [read_tokens(p, expected=n, expected_from=self.source_path)
+                for p in self.reference_paths]
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def reference_edits(self) -> Corpus:
+        """The gold edits: the reference M2, or plain-text references annotated with ERRANT
+        (annotator ``k`` = reference ``k``), computed once."""
+        if self.m2 is not None:
+            return self.m2
+        key = "reference-edits"
+        if key not in self.cache:
+            if not self.references:
+                raise ConfigError("this metric needs references (none were given)")
+            from gecscope.alignment.errant import shared_annotator
+
+            self.cache[key] = shared_annotator().annotate_corpus(self.sources, self.references)
+        corpus: Corpus = self.cache[key]
+        return corpus
+
+    # -- hypothesis-derived data ------------------------------------------------------------
+
+    def derived(self, hyp: Hypothesis, key: Any, compute: Callable[[], T]) -> T:
+        """``compute()`` for ``hyp`` under ``key``, cached by the hypothesis' content."""
+        return self._derived.get(hyp, key, compute)
+
+    def hypothesis_m2(self, hyp: Hypothesis) -> Corpus:
+        """The hypothesis' edits: read from its M2, or extracted with ERRANT (cached by content).
+
+        Parsing is shared across systems: every distinct sentence is parsed once per process.
+        """
+        if hyp.m2 is not None:
+            return hyp.m2
+
+        def extract() -> Corpus:
+            from gecscope.alignment.errant import shared_annotator
+
+            return shared_annotator().annotate_corpus(self.sources, [hyp.tokens])
+
+        return self.derived(hyp, "hyp-m2", extract)
+
+    def check(self, hyp: Hypothesis) -> None:
+        """The hypothesis has one sentence per reference sentence (and, for an M2 hypothesis,
+        the same sources)."""
+        if len(hyp) != len(self):
+            origin = self.reference_paths[0] if self.m2 is not None else self.source_path
+            raise LengthMismatchError(len(self), len(hyp), hyp.path or hyp.name, "sentences",
+                                      origin)
+        if hyp.m2 is not None and hyp.m2.sources != self.sources:
+            for i, (a, b) in enumerate(zip(hyp.m2.sources, self.sources, strict=True)):
+                if a != b:
+                    raise FormatError(
+                        f"sentence {i + 1}: source differs from the reference source "
+                        f"({' '.join(a)[:50]!r} vs {' '.join(b)[:50]!r}); "
+                        "hypothesis and reference M2 must share their S lines", hyp.path)

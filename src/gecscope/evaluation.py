@@ -1,0 +1,66 @@
+"""One obvious entry point: score systems with metrics, as ``gecscope evaluate`` does.
+
+>>> from gecscope import EvalData, Hypothesis, evaluate
+>>> data = EvalData.from_texts(["He go home ."], references=[["He goes home ."]])
+>>> [r.score.value for r in evaluate("gleu", data, Hypothesis.from_texts(["He goes home ."]))]
+[1.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gecscope.data import EvalData, Hypothesis, Tokeniser
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import Metric, SystemResult
+
+MetricSpec = str | Metric[Any]
+
+
+def make_metrics(metrics: MetricSpec | Sequence[MetricSpec]) -> list[Metric[Any]]:
+    """Metric objects from registry names (default options) or ready instances."""
+    from gecscope.registry import get_metric
+
+    items = [metrics] if isinstance(metrics, str | Metric) else list(metrics)
+    if not items:
+        raise ConfigError("give at least one metric")
+    return [m if isinstance(m, Metric) else get_metric(m)() for m in items]
+
+
+def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]],
+                    tokenise: Tokeniser = "whitespace") -> list[Hypothesis]:
+    """Hypothesis objects from one or several of them, or ``{name: [sentence, ...]}`` strings."""
+    if isinstance(hypotheses, Hypothesis):
+        return [hypotheses]
+    if isinstance(hypotheses, Mapping):
+        return [Hypothesis.from_texts(texts, name, tokenise=tokenise)
+                for name, texts in hypotheses.items()]
+    out = list(hypotheses)
+    for h in out:
+        if not isinstance(h, Hypothesis):
+            raise TypeError("hypotheses must be Hypothesis objects or a {name: [sentence, ...]} "
+                            f"mapping, not {type(h).__name__}; use Hypothesis.from_texts")
+    return out
+
+
+def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
+             hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
+             tokenise: Tokeniser = "whitespace",
+             progress: Callable[[int], None] | None = None) -> list[SystemResult]:
+    """Score every hypothesis with every metric against ``data``.
+
+    Returns one :class:`SystemResult` per (metric, system), metric-major, in the order given:
+    the corpus :class:`~gecscope.metrics.base.Score`, the per-sentence statistics (for
+    bootstrap and significance tests, :mod:`gecscope.stats`) and sentence scores.
+    ``progress`` is called with 1 after each result.
+    """
+    ms = make_metrics(metrics)
+    hyps = make_hypotheses(hypotheses, tokenise)
+    results = []
+    for metric in ms:
+        for hyp in hyps:
+            results.append(metric.evaluate(data, hyp))
+            if progress is not None:
+                progress(1)
+    return results

@@ -1,0 +1,101 @@
+"""The resampling fast path: what a metric implements so bootstrap and significance tests run
+vectorised, and the numpy helpers such implementations share.
+
+A metric returns an object implementing :class:`ResamplingCounts` from
+:meth:`gecscope.metrics.base.Metric.resampling` (``None`` = resample through ``aggregate``).
+Each implementation must reproduce its metric's ``aggregate`` exactly (same float operations,
+same tie-breaking); the tests compare the two on CoNLL-2014. This module imports no metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+
+def _np() -> Any:
+    from gecscope._optional import require
+
+    return require("numpy", "stats", "bootstrap resampling")
+
+
+@runtime_checkable
+class ResamplingCounts(Protocol):
+    """Per-sentence statistics as count vectors, and the corpus score as array arithmetic.
+
+    ``resample_counts(stats)`` gives an ``(n_sentences, n_candidates, n_columns)`` float array
+    (a sentence with fewer candidates pads with NaN); one candidate is one reference choice, in
+    the order ``aggregate`` considers them. ``score_counts(totals)`` turns summed counts
+    ``(..., n_columns)`` into the Score fields (at least the headline). ``select_counts(totals)``
+    is the value the reference choice maximises, or ``None`` when it is the headline itself.
+    ``tiebreak`` lists ``(column, sign)`` pairs that break ties after it (e.g. more TP, fewer
+    FP); ``monotone`` optionally promises that the choice only depends on these columns and
+    never gets worse as ``sign * column`` grows, so dominated candidates can be dropped.
+    """
+
+    @property
+    def tiebreak(self) -> tuple[tuple[int, float], ...]: ...
+
+    @property
+    def monotone(self) -> tuple[tuple[int, float], ...]: ...
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any: ...
+
+    def score_counts(self, totals: Any) -> dict[str, Any]: ...
+
+    def select_counts(self, totals: Any) -> Any | None: ...
+
+
+class CountsPath:
+    """Convenience base for :class:`ResamplingCounts` implementations (no tie-break, no
+    monotonicity promise, selection on the headline score)."""
+
+    tiebreak: tuple[tuple[int, float], ...] = ()
+    monotone: tuple[tuple[int, float], ...] = ()
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        raise NotImplementedError
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def select_counts(self, totals: Any) -> Any | None:
+        return None
+
+
+def prf_arrays(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[Any, Any, Any]:
+    """Vectorised :func:`gecscope.metrics.counts.prf` with bit-identical results: P = 1 when
+    FP = 0, R = 1 when FN = 0, F = 0 when P + R = 0."""
+    np = _np()
+    tp = np.asarray(tp, dtype=np.float64)
+    fp = np.asarray(fp, dtype=np.float64)
+    fn = np.asarray(fn, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(fp != 0, tp / (tp + fp), 1.0)
+        r = np.where(fn != 0, tp / (tp + fn), 1.0)
+        b2 = beta * beta
+        f = np.where(p + r != 0, (1 + b2) * p * r / (b2 * p + r), 0.0)
+    return p, r, f
+
+
+def round_like_python(x: Any, digits: int) -> Any:
+    """``round(v, digits)`` for every element, exactly as Python rounds floats.
+
+    numpy's ``round`` scales by 10**digits first and can differ from Python's correctly
+    rounded result near a half; those few values are recomputed with Python's ``round``.
+    """
+    np = _np()
+    x = np.asarray(x, dtype=np.float64)
+    out = np.round(x, digits)
+    scaled = x * 10.0 ** digits
+    frac = np.abs(scaled - np.floor(scaled) - 0.5)
+    near = np.flatnonzero(frac.reshape(-1) < 1e-6)
+    if near.size:
+        flat_x = x.reshape(-1)
+        flat_out = out.reshape(-1)
+        for i in near:
+            flat_out[i] = round(float(flat_x[i]), digits)
+        out = flat_out.reshape(x.shape)
+    return out
+
+
