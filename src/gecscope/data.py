@@ -385,6 +385,13 @@ class EvalData:
     def __len__(self) -> int:
         return len(self.sources)
 
+    @property
+    def has_references(self) -> bool:
+        """Whether references were given (reference-less metrics need only the sources)."""
+        if "references" in self.__dict__:
+            return bool(self.__dict__["references"])
+        return bool(self.reference_paths) or "m2" in self.__dict__
+
     def reference_edits(self) -> Corpus:
         """The gold edits: the reference M2, or plain-text references annotated with ERRANT
         (annotator ``k`` = reference ``k``), computed once."""

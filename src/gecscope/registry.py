@@ -1,7 +1,8 @@
 """Metric registry: metric names mapped to ``"module:Class"`` strings, imported on first use.
 
-Adding a metric means adding its module and one line here; the CLI and reports find it
-through :func:`list_metrics` and :func:`get_metric`.
+Adding a metric means adding its module and one line here, calling :func:`register_metric`,
+or declaring an entry point in the group ``gecscope.metrics`` in another package; the CLI and
+reports find it through :func:`list_metrics` and :func:`get_metric` (docs/adding-a-metric.md).
 """
 
 from __future__ import annotations
@@ -25,8 +26,33 @@ _METRICS: dict[str, str] = {
 }
 
 
+ENTRY_POINT_GROUP = "gecscope.metrics"
+_plugins_loaded = False
+
+
+def register_metric(name: str, target: str) -> None:
+    """Register a metric class under ``name``; ``target`` is ``"module:Class"``, imported when
+    the metric is first used."""
+    if ":" not in target:
+        raise ConfigError(f"register_metric: target must be 'module:Class', got {target!r}")
+    _METRICS[name] = target
+
+
+def _load_plugins() -> None:
+    """Metrics other packages declare as entry points (read once, imported only when used)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _METRICS.setdefault(ep.name, ep.value)
+
+
 def list_metrics() -> list[str]:
-    """Names of the metrics this installation provides."""
+    """Names of the metrics this installation provides (built in, registered, plug-ins)."""
+    _load_plugins()
     return list(_METRICS)
 
 
@@ -34,6 +60,14 @@ def get_metric(name: str) -> type[Metric]:
     """The metric class registered as ``name``."""
     target = _METRICS.get(name)
     if target is None:
-        raise ConfigError(f"unknown metric {name!r}; available: {', '.join(list_metrics())}")
+        _load_plugins()
+        target = _METRICS.get(name)
+    if target is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list_metrics(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown metric {name!r}{hint}; available: "
+                          f"{', '.join(list_metrics())}")
     module, cls = target.split(":")
     return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]

@@ -15,11 +15,12 @@ from typing import ClassVar
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 
 
-class CharLengthMetric(Metric):
+class CharLengthMetric(Metric[int]):
     """Mean character length of the hypothesis sentences (reference-less toy metric)."""
 
     name: ClassVar[str] = "charlen"
     description: ClassVar[str] = "mean character length of the hypotheses (toy metric)"
+    requires: ClassVar[frozenset[str]] = frozenset()
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[int]:
         return [len(" ".join(toks)) for toks in hyp.tokens]

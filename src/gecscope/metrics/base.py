@@ -84,6 +84,15 @@ class Metric(ABC, Generic[S]):
         pass
 
     def __init__(self, config: Any = None, **options: Any) -> None:
+        known = {f.name for f in dataclasses.fields(self.Config)}
+        unknown = [k for k in options if k not in known]
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{self.name}: unknown option {unknown[0]!r}{hint} (options: "
+                              f"{', '.join(sorted(known)) or 'none'})")
         if config is None:
             try:
                 config = self.Config(**options)
@@ -128,8 +137,15 @@ class Metric(ABC, Generic[S]):
         """The corpus score of ``hyp`` against ``data``."""
         return self.evaluate(data, hyp).score
 
+    def check_inputs(self, data: EvalData) -> None:
+        """Refuse inputs that lack what :attr:`requires` declares."""
+        if self.requires & {"references", "m2"} and not data.has_references:
+            raise ConfigError(f"metric {self.name!r} needs references (only the sources were "
+                              "given)")
+
     def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
         """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports)."""
+        self.check_inputs(data)
         data.check(hyp)
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,

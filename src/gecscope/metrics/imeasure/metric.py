@@ -68,18 +68,20 @@ class IMeasureSentence:
 
 
 def load_gold(data: EvalData) -> IMeasureGold:
-    """The gold of ``data``: its I-measure XML reference, or its M2 reference converted (cached).
-
-    Reading ``data.m2`` parses gold XML (and caches the parsed gold) as well as M2, so
-    references that exist only in memory (e.g. a benchmark's subset) work too.
-    """
-    corpus = data.m2
+    """The gold of ``data``: its I-measure XML reference, or its reference edits (an M2 file,
+    or plain-text references annotated with ERRANT) converted (cached)."""
     if "imeasure-gold" in data.cache:
         gold: IMeasureGold = data.cache["imeasure-gold"]
         return gold
+    corpus = data.m2  # reading it parses gold XML (and caches the parsed gold) as well as M2
+    if "imeasure-gold" in data.cache:
+        gold = data.cache["imeasure-gold"]
+        return gold
     if corpus is None:
-        raise ConfigError("imeasure needs one reference file: I-measure gold XML or an M2 file "
-                          f"(got {', '.join(data.reference_paths) or 'none'})")
+        if not data.has_references:
+            raise ConfigError("imeasure needs references: I-measure gold XML, an M2 file or "
+                              "plain-text references")
+        corpus = data.reference_edits()
     from gecscope.formats.imeasure_xml import m2_to_gold
 
     gold = m2_to_gold(corpus)
@@ -188,6 +190,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
     def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
         """As :meth:`Metric.evaluate`; the length check is done against the gold itself, so an
         XML reference works without a source file."""
+        self.check_inputs(data)
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
                             self.sentence_values(stats))

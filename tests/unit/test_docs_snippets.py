@@ -1,0 +1,39 @@
+"""Every Python snippet of the API docs runs (in order, one namespace per page)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+PAGES = ["python-api.md", "adding-a-metric.md"]
+
+
+def snippets(page: str) -> list[str]:
+    text = (DOCS / page).read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_docs_snippets_run(page: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("numpy", reason="the snippets use the stats extra")
+    pytest.importorskip("spacy", reason="the snippets use the spacy extra")
+    blocks = snippets(page)
+    assert len(blocks) >= 5
+    # a real module, so that dataclasses and pickling find the snippets' classes
+    module = types.ModuleType(f"docs_{page.replace('-', '_').removesuffix('.md')}")
+    sys.modules[module.__name__] = module
+    try:
+        for i, block in enumerate(blocks, 1):
+            try:
+                exec(compile(block, f"{page}#snippet{i}", "exec"), module.__dict__)  # noqa: S102
+            except Exception as exc:  # noqa: BLE001 - reported with the snippet
+                pytest.fail(f"{page} snippet {i} failed: {exc!r}\n{block}")
+    finally:
+        sys.modules.pop(module.__name__, None)
+    out = capsys.readouterr().out
+    assert "Traceback" not in out and out.strip()
