@@ -44,11 +44,12 @@ def _lower(gold: IMeasureGold) -> IMeasureGold:
                                        for sc in gold.scripts))
 
 
-def compute(data: Path, gold: IMeasureGold, lowercase: bool = False) -> dict[str, Outcomes]:
+def compute(data: Path, gold: IMeasureGold, lowercase: bool = False,
+            baseline: str = "separate") -> dict[str, Outcomes]:
     """Distinct outcomes of every sentence for every system (the expensive part)."""
     if lowercase:
         gold = _lower(gold)
-    metric = IMeasureMetric()
+    metric = IMeasureMetric(baseline=baseline)
     caches: list[dict] = [{} for _ in range(len(gold))]
     out: dict[str, Outcomes] = {}
     for name in PUBLISHED:
@@ -139,6 +140,8 @@ def main() -> None:
     ap.add_argument("--all-annotators", action="store_true")
     ap.add_argument("--m2", default="official-2014.combined.m2", help="gold file in --data")
     ap.add_argument("--lowercase", action="store_true", help="compare tokens case-insensitively")
+    ap.add_argument("--baseline", default="separate", choices=["separate", "recount"],
+                    help="how the baseline is counted (the metric's baseline option)")
     args = ap.parse_args()
     gold = m2_to_gold(read_m2(Path(args.data) / args.m2), all_annotators=args.all_annotators)
     cache = Path(args.cache) if args.cache else None
@@ -146,7 +149,7 @@ def main() -> None:
         with cache.open("rb") as fh:
             outcomes = pickle.load(fh)
     else:
-        outcomes = compute(Path(args.data), gold, args.lowercase)
+        outcomes = compute(Path(args.data), gold, args.lowercase, args.baseline)
         if cache:
             with cache.open("wb") as fh:
                 pickle.dump(outcomes, fh)

@@ -17,9 +17,12 @@ from gecscope.formats.m2 import read_m2
 from gecscope.formats.plain import read_tokens
 from gecscope.metrics.imeasure import IMeasureMetric
 
-# gecscope 2026-11, benchmarks/imeasure_conll14.py (correction I x100, rounded to 2 dp); the
-# five fastest systems keep the test short (all 13 are in docs/imeasure.md)
-OURS = {"INPUT": 0.00, "UFC": 0.93, "IITB": -0.26, "IPN": -2.98, "UMC": -3.47}
+# gecscope, benchmarks/imeasure_conll14.py (correction I x100, rounded to 2 dp) with the
+# baseline aligned separately as ieval fc79fdf does (which the tool cannot finish on this
+# gold: sentence 333 has 2^34 candidates; tests/regression/test_imeasure_ieval.py holds the
+# tool's own numbers on the first 300 sentences). The five fastest systems keep the test short
+# (all 13 are in docs/imeasure.md).
+OURS = {"INPUT": 0.00, "UFC": 0.93, "IITB": -0.26, "IPN": -2.96, "UMC": -3.43}
 PUBLISHED = {"INPUT": 0.00, "UFC": 1.35, "IITB": -0.25, "IPN": -3.04, "UMC": -2.84}
 
 

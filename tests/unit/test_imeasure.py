@@ -46,7 +46,7 @@ def _score_example(shared_data: Path, **options: object) -> dict[str, float]:
 
 
 def test_example_with_mixing(shared_data: Path) -> None:
-    # Issue #4 / the tool's README example: ieval.py -ref:example/gold.xml -hyp:example/sys.txt
+    # ieval.py -ref:example/gold.xml -hyp:example/sys.txt (mfelice/imeasure fc79fdf, run here)
     expected = [2, 5, 0, 1, 0, 100.00, 66.67, 80.00, 87.50, 62.50, 90.00, 62.50, 73.33]
     fields = _score_example(shared_data)
     assert _row(fields, "d") == pytest.approx(expected)
@@ -54,7 +54,7 @@ def test_example_with_mixing(shared_data: Path) -> None:
 
 
 def test_example_without_mixing(shared_data: Path) -> None:
-    # Issue #4: ieval.py ... -nomix, correction row
+    # ieval.py ... -nomix (fc79fdf, run here), correction row
     fields = _score_example(shared_data, mix=False)
     assert _row(fields, "c") == pytest.approx(
         [1, 5, 1, 1, 0, 50.00, 50.00, 50.00, 75.00, 75.00, 70.00, 75.00, -6.67])
@@ -88,27 +88,72 @@ def test_candidate_references_of_the_paper_listing() -> None:
                       "This machine is designed to help people ."]
 
 
-def test_table3_ranks_the_better_hypothesis_first() -> None:
-    # Felice & Briscoe (2015) Table 3: M2 gives hypothesis 2 the higher F0.5 (0.45 vs 0.33),
-    # the I-measure must prefer hypothesis 1 (values computed by gecscope, checked by hand).
+# Printed by ieval.py of mfelice/imeasure at HEAD fc79fdf (python2), overall rows
+# (TP TN FP FN FPN, then P R F Acc Acc_b WAcc WAcc_b I in percent), on the paper's Table 3
+# sentence (gold written by `gecscope convert m2-to-ixml`, one annotator). The tool prints the
+# same rows with -nomix and -opt:corpus.
+IEVAL_TABLE3 = {
+    "The machine is designed for helping people .": {
+        "d": [2, 2, 3, 1, 0, 40.00, 66.67, 50.00, 50.00, 57.14, 46.15, 57.14, -19.23],
+        "c": [1, 2, 4, 2, 1, 20.00, 33.33, 25.00, 37.50, 57.14, 32.00, 57.14, -44.00]},
+    "Machines is a design on the helping of the people .": {
+        "d": [1, 2, 6, 2, 0, 14.29, 33.33, 20.00, 27.27, 57.14, 22.22, 57.14, -61.11],
+        "c": [1, 2, 6, 2, 0, 14.29, 33.33, 20.00, 27.27, 57.14, 22.22, 57.14, -61.11]},
+}
+
+
+def _table3_gold() -> IMeasureGold:
     src = tuple("Machine is design to help people .".split())
     edits = (Edit(0, 1, ("Machines",), "Nn"), Edit(1, 2, ("are",), "SVA"),
              Edit(2, 3, ("designed",), "Vform"))
-    gold = m2_to_gold(Corpus((Sentence(src, (Annotation(0, edits),)),)))
-    metric = IMeasureMetric()
-    h1 = "The machine is designed for helping people .".split()
-    h2 = "Machines is a design on the helping of the people .".split()
-    f1 = metric.aggregate(metric.sentence_stats_gold(gold, [h1])).fields
-    f2 = metric.aggregate(metric.sentence_stats_gold(gold, [h2])).fields
-    actual = [f1["c_tp"], f1["c_tn"], f1["c_fp"], f1["c_fn"], f1["c_fpn"]]
-    assert actual == [1, 2, 4, 2, 1]
-    actual = [f2["c_tp"], f2["c_tn"], f2["c_fp"], f2["c_fn"], f2["c_fpn"]]
-    assert actual == [1, 2, 6, 2, 0]
-    actual = [f1["c_wacc"], f1["c_i"]]
-    assert actual == pytest.approx([0.32, -0.488])
-    actual = [f2["c_wacc"], f2["c_i"]]
-    assert actual == pytest.approx([2 / 9, 2 / 9 / (8 / 11) - 1])
-    assert f1["c_wacc"] > f2["c_wacc"] and f1["c_i"] > f2["c_i"]
+    return m2_to_gold(Corpus((Sentence(src, (Annotation(0, edits),)),)))
+
+
+@pytest.mark.parametrize("options", [{}, {"mix": False}, {"optimise": "corpus"}])
+@pytest.mark.parametrize("hyp", sorted(IEVAL_TABLE3))
+def test_table3_equals_ieval(hyp: str, options: dict[str, object]) -> None:
+    # Felice & Briscoe (2015) Table 3: M2 prefers hypothesis 2 (F0.5 0.45 vs 0.33), the
+    # I-measure hypothesis 1. The baseline is the source aligned with the reference on its own
+    # (Acc_b = WAcc_b = 4/7), as ieval computes it since commit ceb6c74.
+    gold = _table3_gold()
+    metric = IMeasureMetric(**options)
+    fields = metric.aggregate(metric.sentence_stats_gold(gold, [hyp.split()])).fields
+    assert _row(fields, "d") == pytest.approx(IEVAL_TABLE3[hyp]["d"])
+    assert _row(fields, "c") == pytest.approx(IEVAL_TABLE3[hyp]["c"])
+
+
+def test_table3_recount_baseline_is_the_first_release() -> None:
+    # baseline=recount re-counts the system's own alignment with the hypothesis replaced by the
+    # source (ieval's first release; gecscope 0.1.0's default): every column where the
+    # hypothesis inserts a token becomes a baseline TN, so WAcc_b rises to 5/8 and 8/11.
+    gold = _table3_gold()
+    metric = IMeasureMetric(baseline="recount")
+    h1, h2 = sorted(IEVAL_TABLE3, reverse=True)
+    f1 = metric.aggregate(metric.sentence_stats_gold(gold, [h1.split()])).fields
+    f2 = metric.aggregate(metric.sentence_stats_gold(gold, [h2.split()])).fields
+    assert [f1["c_wacc_b"], f1["c_i"]] == pytest.approx([5 / 8, 0.32 / (5 / 8) - 1])
+    assert [f2["c_wacc_b"], f2["c_i"]] == pytest.approx([8 / 11, (2 / 9) / (8 / 11) - 1])
+    assert f1["c_tp"] == IEVAL_TABLE3[h1]["c"][0] and f1["c_fpn"] == IEVAL_TABLE3[h1]["c"][4]
+
+
+# ieval.py (fc79fdf) on the tool's own example (../shared/data/imeasure), further options
+IEVAL_EXAMPLE = [
+    ({"optimise": "corpus"}, "-opt:corpus",
+     [2, 5, 0, 1, 0, 100.00, 66.67, 80.00, 87.50, 62.50, 90.00, 62.50, 73.33]),
+    ({"mix": False, "maximise": "ci"}, "-nomix -max:ci",
+     [1, 4, 1, 2, 0, 50.00, 33.33, 40.00, 62.50, 62.50, 60.00, 62.50, -4.00]),
+    ({"maximise": "dp", "beta": 0.5, "w": 3.0}, "-max:dp -b:0.5 -w:3",
+     [2, 5, 0, 1, 0, 100.00, 66.67, 90.91, 87.50, 62.50, 91.67, 62.50, 77.78]),
+]
+
+
+@pytest.mark.parametrize(("options", "flags", "row"), IEVAL_EXAMPLE,
+                         ids=[f for _, f, _ in IEVAL_EXAMPLE])
+def test_example_options_equal_ieval(shared_data: Path, options: dict[str, object], flags: str,
+                                     row: list[float]) -> None:
+    fields = _score_example(shared_data, **options)
+    assert _row(fields, "d") == pytest.approx(row)
+    assert _row(fields, "c") == pytest.approx(row)
 
 
 def test_alignment_costs_and_tie_order() -> None:
@@ -221,4 +266,4 @@ def test_table3_m2_prefers_the_other_hypothesis_and_in_memory_references() -> No
     assert actual == [0.33, 0.45]
     im = IMeasureMetric()
     i1, i2 = (im.score(data, h).fields["c_i"] for h in (h1, h2))
-    assert i1 == pytest.approx(-0.488) and i1 > i2
+    assert [i1, i2] == pytest.approx([-0.44, -0.6111], abs=5e-5)

@@ -63,15 +63,19 @@ def _outcomes(opts: list) -> list[tuple]:
     ("abcdefghijklmnopqrstuvwxyz", 2, 16),
     ("abcdefghijklmnopqrstuvwxyz", 3, 20),
 ])
-def test_decomposition_equals_brute_force(vocab: str, seed: int, n_max: int) -> None:
+@pytest.mark.parametrize("baseline", ["separate", "recount"])
+def test_decomposition_equals_brute_force(vocab: str, seed: int, n_max: int,
+                                          baseline: str) -> None:
+    # with a separate baseline, cuts must also hold for the (source, source, reference)
+    # alignment, and each outcome carries that alignment's TN/FN
     rng = random.Random(seed)
     checked = decomposed = 0
     while checked < 60:
         sent, hyp = random_case(rng, list(vocab), rng.randint(4, n_max))
         if n_candidates_upper(sent) > 48:
             continue
-        fast = decomposed_options(sent, hyp, window=2)
-        slow = exhaustive_options(sent, hyp)
+        fast = decomposed_options(sent, hyp, window=2, baseline=baseline)
+        slow = exhaustive_options(sent, hyp, baseline=baseline)
         checked += 1
         if fast is None:
             continue

@@ -71,8 +71,11 @@ def fmt(v: Any, digits: int = 4) -> str:
 
 
 def integral_column(values: Sequence[Any]) -> bool:
-    """A column of counts: every value a whole number (int or float), some above 1."""
+    """A column of counts: every value an int, or every value a whole-number float with some
+    above 1 (a float column of 0s and 1s is more likely a score than a count)."""
     nums = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if nums and all(isinstance(v, int) for v in nums):
+        return True
     return bool(nums) and all(float(v).is_integer() and abs(v) < 2 ** 53 for v in nums) and \
         any(abs(v) > 1 for v in nums)
 

@@ -4,8 +4,8 @@ Each hypothesis is aligned token by token with its source and a gold reference (
 alignment); every aligned column is a TP, TN, FP, FN (and FPN, a wrong correction) for
 detection and for correction. From the counts come P, R, F_beta, accuracy, weighted accuracy
 WAcc (true and false positives weighted by ``w``) and the same for the do-nothing baseline
-(the source as hypothesis, on the same alignment); the Improvement I places the system's WAcc
-between the baseline and the bounds (positive: the text improved).
+(the source as hypothesis, aligned with the same reference); the Improvement I places the
+system's WAcc between the baseline and the bounds (positive: the text improved).
 
 The gold standard may allow many references (every combination of the annotators'
 corrections); per sentence the reference that maximises a chosen metric is used. References are
@@ -28,6 +28,7 @@ from gecscope.errors import ConfigError
 from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score, SystemResult
 from gecscope.metrics.imeasure.core import (
+    BASELINES,
     METRICS,
     ZERO,
     AspectScores,
@@ -107,7 +108,12 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         alignment of every candidate passes it, so the result equals the enumeration
         (docs/imeasure.md); ``exhaustive`` enumerates every candidate as the tool does
         (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
-        ``floor`` (the tool's floor(WAcc)). ``main``: the headline column, e.g. ``c_i``.
+        ``floor`` (the tool's floor(WAcc)). ``baseline``: ``separate`` aligns the source with
+        each candidate reference on its own (ieval since commit ceb6c74, including its released
+        HEAD fc79fdf) and uses the baseline of the reference chosen for the hypothesis;
+        ``recount`` re-counts the system's own alignment with the hypothesis replaced by the
+        source. ``main``: the headline
+        column, e.g. ``c_i``.
         """
 
         mix: bool = True
@@ -116,6 +122,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         beta: float = 1.0
         w: float = 2.0
         tie_i: str = "zero"
+        baseline: str = "separate"
         search: str = "auto"
         window: int = 2
         main: str = "c_i"
@@ -133,6 +140,9 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                 raise ConfigError(f"imeasure: w={self.w} must be positive")
             if self.tie_i not in ("zero", "floor"):
                 raise ConfigError(f"imeasure: tie_i={self.tie_i!r}: expected zero or floor")
+            if self.baseline not in BASELINES:
+                raise ConfigError(f"imeasure: baseline={self.baseline!r}: expected separate or "
+                                  "recount")
             if self.search not in ("auto", "exhaustive"):
                 raise ConfigError(f"imeasure: search={self.search!r}: expected auto or "
                                   "exhaustive")
@@ -155,7 +165,8 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure.search`)."""
         cfg = self.config
         if cfg.mix and cfg.search == "auto":
-            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache)
+            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache,
+                                      baseline=cfg.baseline)
             if opts is not None:
                 return opts
             n = n_candidates_upper(sentence)
@@ -164,7 +175,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                     f"imeasure: sentence {sentence.id} has up to {n} candidate references and "
                     "cannot be split into independent regions; enumerating them would not "
                     "finish. Use --option mix=false (one reference per annotator).")
-        return exhaustive_options(sentence, hyp, cfg.mix)
+        return exhaustive_options(sentence, hyp, cfg.mix, cfg.baseline)
 
     def sentence_stats_gold(self, gold: IMeasureGold, hyps: Sequence[Sequence[str]],
                             caches: list[dict[Any, Any]] | None = None) -> list[IMeasureSentence]:
@@ -214,12 +225,12 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         for c in self.choose(stats):
             total = total + c
         sc = self.scores(total)
-        fields = {f"{a}_{col}": sc[a].get(col) for a in ("d", "c") for col in COLUMNS}
+        fields = {f"{a}_{col}": getattr(sc[a], col) for a in ("d", "c") for col in COLUMNS}
         main = self.config.main
         # The terminal table shows the aspect of the headline column (JSON keeps both).
         aspect = main.partition("_")[0]
         display = tuple(f"{aspect}_{col}" for col in COLUMNS if col not in ("acc_b",))
-        return Score(self.name, fields[main], fields, main,
+        return Score(self.name, float(fields[main]), fields, main,
                      details={"options": self.options(), "sentences": len(stats)},
                      display=display)
 

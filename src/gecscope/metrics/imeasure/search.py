@@ -35,6 +35,7 @@ from gecscope.metrics.imeasure.core import (
     IMeasureCounts,
     apply_corrections,
     apply_in_order,
+    baseline_counts,
     candidate_references,
     count_columns,
     error_options,
@@ -63,14 +64,24 @@ def canonical_errors(sentence: GoldSentence) -> list[Error]:
     return sorted(sentence.errors, key=key)
 
 
-def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = True
-                       ) -> list[Option]:
+def counts_for(src: Sequence[str], hyp: Sequence[str], ref: Sequence[str],
+               baseline: str = "separate") -> IMeasureCounts:
+    """Counts of one candidate: the system's alignment, and the baseline either aligned
+    separately (``separate``) or re-counted on the system's alignment (``recount``)."""
+    c = count_columns(align(src, hyp, ref))
+    if baseline == "separate":
+        c = c.with_baseline(*baseline_counts(src, ref))
+    return c
+
+
+def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = True,
+                       baseline: str = "separate") -> list[Option]:
     """Align the hypothesis with every candidate reference (the reference tool's method)."""
     src = sentence.tokens
     if not mix:
         out: dict[IMeasureCounts, Option] = {}
         for i, ref in enumerate(candidate_references(sentence, mix=False)):
-            c = count_columns(align(src, hyp, ref))
+            c = counts_for(src, hyp, ref, baseline)
             out.setdefault(c, Option(c, (i,), ref))
         return list(out.values())
     errors = canonical_errors(sentence)
@@ -82,7 +93,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
         if ref in seen:
             continue
         seen.add(ref)
-        c = count_columns(align(src, hyp, ref))
+        c = counts_for(src, hyp, ref, baseline)
         found.setdefault(c, Option(c, tuple(idx), ref))
     return list(found.values())
 
@@ -210,14 +221,15 @@ def _merge_regions(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[O
 
 
 RegionTable = tuple[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]],
-                    set[tuple[Tokens, bool]], dict[Tokens, int], bool]
+                    set[tuple[Tokens, bool]], dict[Tokens, int], bool, dict[Tokens, int]]
 
 
 def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1: int,
-                  local_opts: Sequence[Sequence[Option_]], same_sh: bool, max_local: int
-                  ) -> RegionTable | None:
+                  local_opts: Sequence[Sequence[Option_]], same_sh: bool, max_local: int,
+                  baseline: str = "separate") -> RegionTable | None:
     """Distinct ``(counts, piece is the source)`` of a region with their first local witness,
-    the set of its pieces, and each distinct piece's optimal alignment cost."""
+    the set of its pieces, each distinct piece's optimal alignment cost, and (for a separate
+    baseline) each piece's optimal cost against the source alone (the baseline alignment)."""
     s_piece = src[x0:x1]
     h_piece = hyp[y0:y1]
     total = 1
@@ -243,6 +255,18 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
             counted.append((count_columns(zip(a, a, b, strict=True)), tab[-1][-1]))
     else:
         counted = threeway_counts_costs(s_piece, h_piece, distinct)
+    base_costs: dict[Tokens, int] = {}
+    if baseline == "separate" and not same_sh:
+        # The baseline is the pairwise alignment of the source piece with each piece (for
+        # same_sh the system's alignment is that alignment already).
+        with_base = []
+        for piece, (c, cost) in zip(distinct, counted, strict=True):
+            tab = pairwise_table(s_piece, piece)
+            a, b = pairwise_backtrace(tab, s_piece, piece)
+            tn_b = sum(1 for x, y in zip(a, b, strict=True) if x == y)
+            with_base.append((c.with_baseline(tn_b, len(a) - tn_b), cost))
+            base_costs[piece] = tab[-1][-1]
+        counted = with_base
     piece_counts = dict(zip(distinct, counted, strict=True))
     table: dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]] = {}
     pieces: set[tuple[Tokens, bool]] = set()
@@ -251,12 +275,13 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
         pieces.add((piece, key[1]))
         if key not in table:
             table[key] = (idx, piece)
-    return table, pieces, {p: c for p, (_, c) in piece_counts.items()}, can_empty
+    return table, pieces, {p: c for p, (_, c) in piece_counts.items()}, can_empty, base_costs
 
 
 def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
                        max_local: int = 1 << 16,
-                       cache: dict[Any, Any] | None = None) -> list[Option] | None:
+                       cache: dict[Any, Any] | None = None,
+                       baseline: str = "separate") -> list[Option] | None:
     """The same result as :func:`exhaustive_options` (mixing), computed region by region.
 
     Cuts proposed by :func:`find_cuts` are kept only when
@@ -268,7 +293,9 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     the source);
     the caller then falls back to the exhaustive search. ``cache`` (one dict per sentence,
     shared by every system scored on it) keeps each region's table for a given hypothesis
-    piece and each certificate.
+    piece and each certificate. With a separate baseline (``baseline="separate"``), a cut
+    must also be certified for the baseline alignment (source, source, reference), and each
+    region's outcomes carry the baseline of its piece.
     """
     src = list(sentence.tokens)
     hyp = list(hyp)
@@ -276,7 +303,10 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     errors = canonical_errors(sentence)
     options = [error_options(e) for e in errors]
     if not errors:
-        return [Option(count_columns(align(src, hyp, src)), (), tuple(src))]
+        c = count_columns(align(src, hyp, src))
+        if baseline == "separate":
+            c = c.with_baseline(n, 0)
+        return [Option(c, (), tuple(src))]
     same_sh = src == hyp
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
@@ -289,19 +319,26 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
             return None
         tables: list[RegionTable] = []
         for x0, x1, y0, y1, es in merged:
-            ckey = (x0, x1, tuple(hyp[y0:y1]), same_sh)
+            ckey = (x0, x1, tuple(hyp[y0:y1]), same_sh, baseline)
             if ckey not in cache:
                 cache[ckey] = _region_table(src, hyp, x0, x1, y0, y1,
-                                            [options[e] for e in es], same_sh, max_local)
+                                            [options[e] for e in es], same_sh, max_local,
+                                            baseline)
             hit = cache[ckey]
             if hit is None:
                 return None
             tables.append(hit)
         bad = _uncertified_cuts(src, hyp, merged, tables, same_sh, cache)
+        if baseline == "separate" and not same_sh:
+            # the baseline's own alignment must pass the same cuts (a hypothesis-free check,
+            # cached per sentence and shared by all systems)
+            bad |= _uncertified_cuts(src, src, [(x0, x1, x0, x1, es) for x0, x1, _, _, es in merged],
+                                     [(t[0], t[1], t[4], t[3], t[4]) for t in tables], True,
+                                     cache)
         if not bad:
             break
         cuts = [(x1, y1) for j, (_x0, x1, _y0, y1, _) in enumerate(merged[:-1]) if j not in bad]
-    if all(can_empty for *_, can_empty in tables):
+    if all(t[3] for t in tables):
         return None  # the sentence might become empty: the tool's workaround would apply
     region_tables = [t for t, *_ in tables]
     region_pieces = [p for _, p, *_ in tables]
@@ -327,6 +364,8 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
         ref = tuple(t for p in parts for t in p)
         if all_src and not same_sh:
             c = count_columns(align(src, hyp, src))
+            if baseline == "separate":
+                c = c.with_baseline(n, 0)
         if c not in found:
             found[c] = Option(c, w, ref)
     return sorted(found.values(), key=lambda o: o.witness)
@@ -340,7 +379,7 @@ def _uncertified_cuts(src: list[str], hyp: list[str],
     alignment of some candidate may avoid; empty when the decomposition is exact."""
     if len(merged) < 2:
         return set()
-    spec = [(x0, x1, y0, y1, sorted(costs.items())) for (x0, x1, y0, y1, _), (_, _, costs, _)
+    spec = [(x0, x1, y0, y1, sorted(t[2].items())) for (x0, x1, y0, y1, _), t
             in zip(merged, tables, strict=True)]
     key = ("certificate", tuple(hyp), tuple((x1, y1) for _x0, x1, _y0, y1, _ in merged[:-1]))
     if key not in cache:

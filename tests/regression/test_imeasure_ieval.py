@@ -1,0 +1,62 @@
+"""The I-measure against numbers the reference tool printed, on real system outputs.
+
+Expected values: ``ieval.py`` of mfelice/imeasure at HEAD fc79fdf, run here with Python 2.7.18
+(``python2 ieval.py -ref:c300.xml -hyp:SYSTEM [-nomix] -per-sent``) on the first 300 sentences
+of CoNLL-2014 (``official-2014.combined.m2`` converted by ``gecscope convert m2-to-ixml``; the
+same XML is read here) and the first 300 lines of each submission. Overall rows, both aspects:
+TP TN FP FN FPN, then P R F Acc Acc_b WAcc WAcc_b I in percent as the tool prints them.
+``benchmarks/imeasure_vs_ieval.py`` runs the comparison for all 13 systems and per sentence
+(docs/imeasure.md gives the result).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gecscope.formats.imeasure_xml import m2_to_gold, read_gold, write_gold
+from gecscope.formats.m2 import read_m2
+from gecscope.formats.plain import read_tokens
+from gecscope.metrics.imeasure import IMeasureMetric
+from gecscope.types import Corpus
+
+N = 300
+COLUMNS = ("tp", "tn", "fp", "fn", "fpn", "p", "r", "f", "acc", "acc_b", "wacc", "wacc_b", "i")
+
+IEVAL_FC79FDF = {
+    ("IITB", "nomix"): {"d": [7, 6750, 10, 695, 0, 41.18, 1.0, 1.95, 90.55, 90.59, 90.44, 90.59, -0.16],
+                        "c": [5, 6750, 12, 697, 2, 29.41, 0.71, 1.39, 90.53, 90.59, 90.4, 90.59, -0.21]},
+    ("SJTU", "nomix"): {"d": [36, 6676, 64, 689, 0, 36.0, 4.97, 8.73, 89.91, 90.29, 89.2, 90.29, -1.2],
+                        "c": [31, 6676, 69, 694, 5, 31.0, 4.28, 7.52, 89.85, 90.29, 89.1, 90.29, -1.32]},
+    ("UFC", "nomix"): {"d": [3, 6760, 1, 696, 0, 75.0, 0.43, 0.85, 90.66, 90.63, 90.65, 90.63, 0.2],
+                       "c": [2, 6760, 2, 697, 1, 50.0, 0.29, 0.57, 90.64, 90.63, 90.63, 90.63, -0.0]},
+    ("IPN", "nomix"): {"d": [39, 6673, 78, 671, 0, 33.33, 5.49, 9.43, 89.96, 90.48, 89.09, 90.48, -1.54],
+                       "c": [13, 6673, 104, 697, 26, 11.11, 1.83, 3.14, 89.61, 90.48, 88.55, 90.48, -2.13]},
+    ("NTHU", "nomix"): {"d": [148, 6395, 429, 609, 0, 25.65, 19.55, 22.19, 86.31, 89.88, 82.02, 89.88, -8.75],
+                        "c": [107, 6395, 470, 650, 41, 18.54, 14.13, 16.04, 85.77, 89.88, 81.22, 89.88, -9.64]},
+    ("INPUT", "mix"): {"d": [0, 6883, 0, 496, 0, 100.0, 0.0, 0.0, 93.28, 93.28, 93.28, 93.28, 0.0],
+                       "c": [0, 6883, 0, 496, 0, 100.0, 0.0, 0.0, 93.28, 93.28, 93.28, 93.28, 0.0]},
+}
+
+
+@pytest.fixture(scope="module")
+def gold300(conll14: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    corpus = read_m2(conll14 / "official-2014.combined.m2")
+    path = tmp_path_factory.mktemp("ieval") / "c300.xml"
+    write_gold(path, m2_to_gold(Corpus(tuple(corpus.sentences[:N]))))
+    return read_gold(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("system", "mode"), sorted(IEVAL_FC79FDF))
+def test_first_300_conll14_sentences_equal_ieval(conll14: Path, gold300, system: str,  # type: ignore[no-untyped-def]
+                                                 mode: str) -> None:
+    hyps = read_tokens(conll14 / "submissions" / system, expected=1312)[:N]
+    # tie_i=floor: the tool's I on a tie, which its reference choice also uses
+    metric = IMeasureMetric(mix=mode == "mix", tie_i="floor")
+    fields = metric.aggregate(metric.sentence_stats_gold(gold300, hyps)).fields
+    for aspect in ("d", "c"):
+        actual = [fields[f"{aspect}_{k}"] if k in COLUMNS[:5] else round(100 * fields[f"{aspect}_{k}"], 2)
+                  for k in COLUMNS]
+        assert actual == pytest.approx(IEVAL_FC79FDF[system, mode][aspect], abs=1e-9), aspect
