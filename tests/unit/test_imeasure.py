@@ -267,3 +267,21 @@ def test_table3_m2_prefers_the_other_hypothesis_and_in_memory_references() -> No
     im = IMeasureMetric()
     i1, i2 = (im.score(data, h).fields["c_i"] for h in (h1, h2))
     assert [i1, i2] == pytest.approx([-0.44, -0.6111], abs=5e-5)
+
+
+def test_warns_once_when_the_compiled_kernel_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without numba the same kernels run as plain Python, about 35x slower: say so, once.
+    import warnings
+
+    from gecscope import _jit
+    from gecscope.metrics.imeasure import metric as metric_module
+
+    monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
+    monkeypatch.setattr(metric_module, "_WARNED", False)
+    gold = _table3_gold()
+    hyp = ["Machines", "are", "designed", "to", "help", "people", "."]
+    with pytest.warns(RuntimeWarning, match=r"gecscope\[fast\]"):
+        IMeasureMetric().sentence_stats_gold(gold, [hyp])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        IMeasureMetric().sentence_stats_gold(gold, [hyp])
