@@ -1,7 +1,7 @@
 """The I-measure against numbers the reference tool printed, on real system outputs.
 
 Expected values: ``ieval.py`` of mfelice/imeasure at HEAD fc79fdf, run here with Python 2.7.18
-(``python2 ieval.py -ref:c300.xml -hyp:SYSTEM [-nomix] -per-sent``) on the first 300 sentences
+(``python2 ieval.py -ref:c300.xml -hyp:SYSTEM [flags] -per-sent``, flags below) on the first 300 sentences
 of CoNLL-2014 (``official-2014.combined.m2`` converted by ``gecscope convert m2-to-ixml``; the
 same XML is read here) and the first 300 lines of each submission. Overall rows, both aspects:
 TP TN FP FN FPN, then P R F Acc Acc_b WAcc WAcc_b I in percent as the tool prints them.
@@ -39,8 +39,25 @@ IEVAL_FC79FDF = {
                       "c": [7, 6875, 10, 494, 3, 41.18, 1.4, 2.7, 93.21, 93.21, 93.11, 93.21, -0.11]},
     ("UFC", "mix"): {"d": [4, 6882, 0, 493, 0, 100.0, 0.8, 1.6, 93.32, 93.26, 93.32, 93.26, 0.86],
                      "c": [3, 6882, 1, 494, 1, 75.0, 0.6, 1.2, 93.31, 93.26, 93.3, 93.26, 0.55]},
+    ("SJTU", "nomix-corpus"): {"d": [36, 6673, 64, 688, 0, 36.0, 4.97, 8.74, 89.92, 90.29, 89.21, 90.29, -1.2],
+                               "c": [31, 6673, 69, 693, 5, 31.0, 4.28, 7.52, 89.85, 90.29, 89.1, 90.29, -1.32]},
+    ("UFC", "nomix-corpus"): {"d": [3, 6757, 1, 695, 0, 75.0, 0.43, 0.85, 90.67, 90.64, 90.66, 90.64, 0.2],
+                              "c": [2, 6757, 2, 696, 1, 50.0, 0.29, 0.57, 90.65, 90.64, 90.64, 90.64, -0.0]},
+    ("IPN", "nomix-ci-w3"): {"d": [48, 6631, 69, 771, 0, 41.03, 5.86, 10.26, 88.83, 89.11, 87.39, 89.11, -1.93],
+                             "c": [14, 6631, 103, 805, 34, 11.97, 1.71, 2.99, 88.38, 89.11, 86.45, 89.11, -2.98]},
+    ("SJTU", "nomix-ci-w3"): {"d": [47, 6626, 53, 762, 0, 47.0, 5.81, 10.34, 89.12, 89.19, 88.02, 89.19, -1.31],
+                              "c": [35, 6626, 65, 774, 12, 35.0, 4.33, 7.7, 88.96, 89.19, 87.69, 89.19, -1.68]},
     ("INPUT", "mix"): {"d": [0, 6883, 0, 496, 0, 100.0, 0.0, 0.0, 93.28, 93.28, 93.28, 93.28, 0.0],
                        "c": [0, 6883, 0, 496, 0, 100.0, 0.0, 0.0, 93.28, 93.28, 93.28, 93.28, 0.0]},
+}
+
+
+# ieval flags -> gecscope options
+OPTIONS: dict[str, dict[str, object]] = {
+    "mix": {},
+    "nomix": {"mix": False},
+    "nomix-corpus": {"mix": False, "optimise": "corpus"},  # -nomix -opt:corpus
+    "nomix-ci-w3": {"mix": False, "maximise": "ci", "w": 3.0},  # -nomix -max:ci -w:3
 }
 
 
@@ -58,7 +75,7 @@ def test_first_300_conll14_sentences_equal_ieval(conll14: Path, gold300, system:
                                                  mode: str) -> None:
     hyps = read_tokens(conll14 / "submissions" / system, expected=1312)[:N]
     # tie_i=floor: the tool's I on a tie, which its reference choice also uses
-    metric = IMeasureMetric(mix=mode == "mix", tie_i="floor")
+    metric = IMeasureMetric(tie_i="floor", **OPTIONS[mode])
     fields = metric.aggregate(metric.sentence_stats_gold(gold300, hyps)).fields
     for aspect in ("d", "c"):
         actual = [fields[f"{aspect}_{k}"] if k in COLUMNS[:5] else round(100 * fields[f"{aspect}_{k}"], 2)
