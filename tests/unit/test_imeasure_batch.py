@@ -29,3 +29,20 @@ def test_fast_engines_equal_pure_python(seed: int, engine: str) -> None:
         expected = [(count_columns(threeway_dp(s, h, r)), threeway_table(s, h, r)[-1][-1][-1])
                     for r in refs]
         assert threeway_counts_costs(s, h, refs, chunk=7, engine=engine) == expected
+
+
+def test_compiled_pairwise_counts_equal_the_python_alignment() -> None:
+    # The baseline's (source, source, reference) alignment: TN/FN and cost from the compiled
+    # kernel equal the pure-Python table and backtrace (tie order included) on random pairs.
+    import random
+
+    from gecscope.metrics.imeasure.align import align, pairwise_table
+    from gecscope.metrics.imeasure.batch import pairwise_counts
+
+    rng = random.Random(11)
+    for _ in range(300):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        b = [rng.choice("abcde") for _ in range(rng.randint(0, 9))]
+        cols = align(a, a, b)
+        tn = sum(1 for s, _, r in cols if s == r)
+        assert pairwise_counts(a, b) == (tn, len(cols) - tn, pairwise_table(a, b)[-1][-1]), (a, b)

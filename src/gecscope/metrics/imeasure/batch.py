@@ -19,6 +19,7 @@ from gecscope.metrics.imeasure.align import (
     GAP,
     MISMATCH,
     backtrace_with,
+    pairwise_backtrace,
     pairwise_table,
     threeway_backtrace,
     threeway_table,
@@ -257,3 +258,58 @@ def _kernel(S: Any, H: Any, R: Any, out: Any) -> int:
             if h == r:
                 out[1] += 1
     return D[(n1 * A + n2) * B + n3]
+
+
+@jit
+def _pairwise_kernel(A: Any, B: Any) -> Any:
+    """Pairwise table (gap 2, mismatch 3) and the backtrace of
+    :func:`gecscope.metrics.imeasure.align.pairwise_backtrace` (diagonal, then a gap in ``B``,
+    then a gap in ``A``); returns ``(matched columns, all columns, optimal cost)``."""
+    n = len(A)
+    m = len(B)
+    W = m + 1
+    T = np.empty((n + 1) * W, dtype=np.int64)
+    for j in range(m + 1):
+        T[j] = 2 * j
+    for i in range(1, n + 1):
+        T[i * W] = 2 * i
+        for j in range(1, m + 1):
+            diag = T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3)
+            up = T[(i - 1) * W + j] + 2
+            left = T[i * W + j - 1] + 2
+            best = min(up, diag)
+            best = min(best, left)
+            T[i * W + j] = best
+    i = n
+    j = m
+    cols = 0
+    same = 0
+    while i > 0 or j > 0:
+        cur = T[i * W + j]
+        cols += 1
+        if i > 0 and j > 0 and cur == T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3):
+            if A[i - 1] == B[j - 1]:
+                same += 1
+            i -= 1
+            j -= 1
+        elif i > 0 and cur == T[(i - 1) * W + j] + 2:
+            i -= 1
+        else:
+            j -= 1
+    return same, cols, T[n * W + m]
+
+
+def pairwise_counts(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int]:
+    """``(TN, FN, cost)`` of the tool's pairwise alignment of ``a`` and ``b``: columns where the
+    two agree, the other columns, and the optimal cost (the baseline of a reference ``b`` for
+    the source ``a``). Compiled with numba when installed, else pure Python."""
+    if not HAVE_NUMBA:
+        tab = pairwise_table(a, b)
+        x, y = pairwise_backtrace(tab, a, b)
+        tn = sum(1 for p, q in zip(x, y, strict=True) if p == q)
+        return tn, len(x) - tn, tab[-1][-1]
+    vocab: dict[str, int] = {}
+    A = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
+    B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
+    same, cols, cost = _pairwise_kernel(A, B)
+    return int(same), int(cols - same), int(cost)

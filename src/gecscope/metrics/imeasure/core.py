@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gecscope.formats.imeasure_xml import Correction, Error, GoldSentence
-from gecscope.metrics.imeasure.align import GAP_TOKEN, Column, pairwise_backtrace, pairwise_table
+from gecscope.metrics.imeasure.align import GAP_TOKEN, Column
 from gecscope.types import Tokens
 
 #: metric names accepted for the maximised metric (with a ``d``/``c`` aspect prefix)
@@ -136,7 +136,8 @@ class IMeasureCounts:
     Detection and correction share TN; correction moves ``tp_d - tp_c`` columns (wrong
     corrections of detected errors) into FP, FN and FPN. The baseline (hypothesis := source)
     has only TN and FN columns, the same for both aspects; :func:`count_columns` re-counts it on
-    the system's alignment, :func:`baseline_counts` aligns it separately (the default).
+    the system's alignment;
+    :func:`gecscope.metrics.imeasure.batch.pairwise_counts` aligns it separately (the default).
     """
 
     tp_d: int = 0
@@ -198,17 +199,6 @@ def count_columns(columns: Iterable[Column]) -> IMeasureCounts:
 
 #: how the baseline (the source as hypothesis) is counted
 BASELINES = ("separate", "recount")
-
-
-def baseline_counts(src: Sequence[str], ref: Sequence[str]) -> tuple[int, int]:
-    """``(TN, FN)`` of the baseline for one reference: the tool's own alignment of
-    ``(src, src, ref)``, i.e. the pairwise alignment of source and reference (ieval since commit
-    ceb6c74, "Corrected baseline scores"). A column is a TN where source and reference agree."""
-    if list(src) == list(ref):
-        return len(src), 0
-    a, b = pairwise_backtrace(pairwise_table(src, ref), src, ref)
-    tn = sum(1 for x, y in zip(a, b, strict=True) if x == y)
-    return tn, len(a) - tn
 
 
 # ----------------------------------------------------------------------------------------------

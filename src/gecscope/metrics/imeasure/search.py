@@ -29,13 +29,12 @@ from gecscope.metrics.imeasure.align import (
     pairwise_backtrace,
     pairwise_table,
 )
-from gecscope.metrics.imeasure.batch import threeway_counts_costs
+from gecscope.metrics.imeasure.batch import pairwise_counts, threeway_counts_costs
 from gecscope.metrics.imeasure.certify import margin
 from gecscope.metrics.imeasure.core import (
     IMeasureCounts,
     apply_corrections,
     apply_in_order,
-    baseline_counts,
     candidate_references,
     count_columns,
     error_options,
@@ -49,11 +48,18 @@ Witness = tuple[int, ...]
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """A distinct outcome for one sentence: its counts and the first reference producing them."""
+    """A distinct outcome for one sentence: its counts and the first reference producing them
+    (kept as its pieces, joined on demand: most outcomes' references are never looked at)."""
 
     counts: IMeasureCounts
     witness: Witness
-    reference: Tokens
+    pieces: tuple[Tokens, ...]
+
+    @property
+    def reference(self) -> Tokens:
+        if len(self.pieces) == 1:
+            return self.pieces[0]
+        return tuple(t for p in self.pieces for t in p)
 
 
 def canonical_errors(sentence: GoldSentence) -> list[Error]:
@@ -70,7 +76,9 @@ def counts_for(src: Sequence[str], hyp: Sequence[str], ref: Sequence[str],
     separately (``separate``) or re-counted on the system's alignment (``recount``)."""
     c = count_columns(align(src, hyp, ref))
     if baseline == "separate":
-        c = c.with_baseline(*baseline_counts(src, ref))
+        # the tool's Alignment(src, src, ref): the pairwise alignment of source and reference
+        tn_b, fn_b, _ = pairwise_counts(src, ref) if list(src) != list(ref) else (len(src), 0, 0)
+        c = c.with_baseline(tn_b, fn_b)
     return c
 
 
@@ -82,7 +90,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
         out: dict[IMeasureCounts, Option] = {}
         for i, ref in enumerate(candidate_references(sentence, mix=False)):
             c = counts_for(src, hyp, ref, baseline)
-            out.setdefault(c, Option(c, (i,), ref))
+            out.setdefault(c, Option(c, (i,), (ref,)))
         return list(out.values())
     errors = canonical_errors(sentence)
     options = [error_options(e) for e in errors]
@@ -94,7 +102,7 @@ def exhaustive_options(sentence: GoldSentence, hyp: Sequence[str], mix: bool = T
             continue
         seen.add(ref)
         c = counts_for(src, hyp, ref, baseline)
-        found.setdefault(c, Option(c, tuple(idx), ref))
+        found.setdefault(c, Option(c, tuple(idx), (ref,)))
     return list(found.values())
 
 
@@ -226,7 +234,8 @@ RegionTable = tuple[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]],
 
 def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1: int,
                   local_opts: Sequence[Sequence[Option_]], same_sh: bool, max_local: int,
-                  baseline: str = "separate") -> RegionTable | None:
+                  baseline: str = "separate", base_cache: dict[Any, Any] | None = None
+                  ) -> RegionTable | None:
     """Distinct ``(counts, piece is the source)`` of a region with their first local witness,
     the set of its pieces, each distinct piece's optimal alignment cost, and (for a separate
     baseline) each piece's optimal cost against the source alone (the baseline alignment)."""
@@ -250,22 +259,24 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     if same_sh:
         counted = []
         for piece in distinct:
-            tab = pairwise_table(h_piece, piece)
-            a, b = pairwise_backtrace(tab, h_piece, piece)
-            counted.append((count_columns(zip(a, a, b, strict=True)), tab[-1][-1]))
+            tn, fn, cost = pairwise_counts(h_piece, piece)
+            counted.append((IMeasureCounts(tn=tn, fn_d=fn, tn_b=tn, fn_b=fn), cost))
     else:
         counted = threeway_counts_costs(s_piece, h_piece, distinct)
     base_costs: dict[Tokens, int] = {}
     if baseline == "separate" and not same_sh:
         # The baseline is the pairwise alignment of the source piece with each piece (for
         # same_sh the system's alignment is that alignment already).
+        # It does not depend on the hypothesis: ``base_cache`` shares it between systems.
+        if base_cache is None:
+            base_cache = {}
         with_base = []
         for piece, (c, cost) in zip(distinct, counted, strict=True):
-            tab = pairwise_table(s_piece, piece)
-            a, b = pairwise_backtrace(tab, s_piece, piece)
-            tn_b = sum(1 for x, y in zip(a, b, strict=True) if x == y)
-            with_base.append((c.with_baseline(tn_b, len(a) - tn_b), cost))
-            base_costs[piece] = tab[-1][-1]
+            bkey = ("baseline", x0, x1, piece)
+            if bkey not in base_cache:
+                base_cache[bkey] = pairwise_counts(s_piece, piece)
+            tn_b, fn_b, base_costs[piece] = base_cache[bkey]
+            with_base.append((c.with_baseline(tn_b, fn_b), cost))
         counted = with_base
     piece_counts = dict(zip(distinct, counted, strict=True))
     table: dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]] = {}
@@ -306,7 +317,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
         c = count_columns(align(src, hyp, src))
         if baseline == "separate":
             c = c.with_baseline(n, 0)
-        return [Option(c, (), tuple(src))]
+        return [Option(c, (), (tuple(src),))]
     same_sh = src == hyp
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
@@ -323,7 +334,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
             if ckey not in cache:
                 cache[ckey] = _region_table(src, hyp, x0, x1, y0, y1,
                                             [options[e] for e in es], same_sh, max_local,
-                                            baseline)
+                                            baseline, cache)
             hit = cache[ckey]
             if hit is None:
                 return None
@@ -345,30 +356,54 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
-    # Dynamic programme over regions: state (sum of counts, all pieces are source) -> witness.
-    states: dict[tuple[IMeasureCounts, bool], tuple[Witness, tuple[Tokens, ...]]] = {
-        (IMeasureCounts(), True): ((), ())}
+    # Dynamic programme over regions: state (sum of counts, all pieces are source) -> first
+    # witness and its pieces (a chain (earlier, piece)). Counts are packed into one integer
+    # (fields never go negative, so packed sums are field-wise sums): this loop visits every
+    # pair of a state and a region outcome and dominates the search's time.
+    states: dict[tuple[int, bool], tuple[Witness, Any]] = {(0, True): ((), None)}
     for table in region_tables:
-        nxt: dict[tuple[IMeasureCounts, bool], tuple[Witness, tuple[Tokens, ...]]] = {}
+        packed = [(_pack(c1), f1, w1, p1) for (c1, f1), (w1, p1) in table.items()]
+        nxt: dict[tuple[int, bool], tuple[Witness, Any]] = {}
+        get = nxt.get
         for (c0, f0), (w0, p0) in states.items():
-            for (c1, f1), (w1, p1) in table.items():
+            for c1, f1, w1, p1 in packed:
                 key = (c0 + c1, f0 and f1)
-                cand = (w0 + w1, (*p0, p1))
-                old = nxt.get(key)
-                if old is None or cand[0] < old[0]:
-                    nxt[key] = cand
+                w = w0 + w1
+                old = get(key)
+                if old is None or w < old[0]:
+                    nxt[key] = (w, (p0, p1))
         states = nxt
     found: dict[IMeasureCounts, Option] = {}
     ordered = sorted(states.items(), key=lambda kv: kv[1][0])
-    for (c, all_src), (w, parts) in ordered:
-        ref = tuple(t for p in parts for t in p)
+    for (packed_c, all_src), (w, chain) in ordered:
+        c = _unpack(packed_c)
         if all_src and not same_sh:
             c = count_columns(align(src, hyp, src))
             if baseline == "separate":
                 c = c.with_baseline(n, 0)
         if c not in found:
-            found[c] = Option(c, w, ref)
+            parts: list[Tokens] = []
+            while chain is not None:
+                chain, piece = chain
+                parts.append(piece)
+            found[c] = Option(c, w, tuple(reversed(parts)))
     return sorted(found.values(), key=lambda o: o.witness)
+
+
+_BITS = 32
+_MASK = (1 << _BITS) - 1
+
+
+def _pack(c: IMeasureCounts) -> int:
+    """The seven counts as one integer, 32 bits each (a sentence has far fewer columns)."""
+    v = 0
+    for i, x in enumerate(c.as_tuple()):
+        v |= x << (_BITS * i)
+    return v
+
+
+def _unpack(v: int) -> IMeasureCounts:
+    return IMeasureCounts(*((v >> (_BITS * i)) & _MASK for i in range(7)))
 
 
 def _uncertified_cuts(src: list[str], hyp: list[str],
