@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _clock import Clock
 from _errant_baseline import errant_parallel, load_baseline_annotator
 
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
@@ -36,34 +36,32 @@ def main() -> int:
     from gecscope.formats.m2 import iter_m2
     from gecscope.formats.plain import read_tokens
 
-    t0 = time.perf_counter()
-    ann = ErrantAnnotator()
-    t_load = time.perf_counter() - t0
+    with Clock() as load:
+        ann = ErrantAnnotator()
     sources = read_tokens(sub / "INPUT")
     ours: dict[str, str] = {}
-    t0 = time.perf_counter()
-    for s in args.systems:
-        hyp = read_tokens(sub / s, expected=len(sources))
-        ours[s] = "".join(iter_m2(ann.annotate_corpus(sources, [hyp])))
-    t_ours = time.perf_counter() - t0
+    with Clock() as mine:
+        for s in args.systems:
+            hyp = read_tokens(sub / s, expected=len(sources))
+            ours[s] = "".join(iter_m2(ann.annotate_corpus(sources, [hyp])))
     n = len(sources) * len(args.systems)
-    print(f"gecscope: {len(args.systems)} systems, {n} sentence pairs in {t_ours:.1f}s "
-          f"({n / t_ours:.0f} sentences/s; model load {t_load:.1f}s; "
+    print(f"gecscope: {len(args.systems)} systems, {n} sentence pairs in {mine} "
+          f"({n / mine.wall:.0f} sentences/s; model load {load}; "
           f"{len(ann._docs)} distinct sentences parsed)")
     if args.skip_baseline:
         return 0
     base = load_baseline_annotator()
-    t0 = time.perf_counter()
     same = True
-    for s in args.systems:
-        expected = errant_parallel(base, sub / "INPUT", [sub / s])
-        if expected != ours[s]:
-            same = False
-            print(f"  {s}: OUTPUT DIFFERS from errant's loop")
-    t_base = time.perf_counter() - t0
-    print(f"errant per-file loop: {n} sentence pairs in {t_base:.1f}s ({n / t_base:.0f} "
+    with Clock() as theirs:
+        for s in args.systems:
+            expected = errant_parallel(base, sub / "INPUT", [sub / s])
+            if expected != ours[s]:
+                same = False
+                print(f"  {s}: OUTPUT DIFFERS from errant's loop")
+    print(f"errant per-file loop: {n} sentence pairs in {theirs} ({n / theirs.wall:.0f} "
           f"sentences/s)")
-    print(f"speed-up: {t_base / t_ours:.1f}x; M2 output identical: {same}")
+    print(f"speed-up: {theirs.wall / mine.wall:.1f}x wall, {theirs.cpu / mine.cpu:.1f}x CPU; "
+          f"M2 output identical: {same}")
     return 0 if same else 1
 
 

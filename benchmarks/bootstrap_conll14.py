@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import time
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _clock import Clock
 
 from gecscope.formats.m2 import read_m2
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
@@ -29,36 +33,32 @@ SYSTEMS = GJG15_SYSTEMS
 
 def bench(label: str, metric, data: EvalData, hyps: list[Hypothesis], samples: int,
           slow_samples: int) -> None:
-    t = time.perf_counter()
-    results = [metric.evaluate(data, h) for h in hyps]
-    t_score = time.perf_counter() - t
+    with Clock() as score:
+        results = [metric.evaluate(data, h) for h in hyps]
     idx = bootstrap_indices(len(data), samples, make_rng(12345))
-    t = time.perf_counter()
-    for r in results:
-        bootstrap_samples(metric, r.stats, indices=idx)
-    t_fast = time.perf_counter() - t
-    t = time.perf_counter()
-    for r in results:
-        bootstrap_samples(metric, r.stats, indices=idx[:slow_samples], fast=False)
-    t_slow = (time.perf_counter() - t) * samples / slow_samples
-    t = time.perf_counter()
-    pt = PairedTest(metric, results, n_samples=samples, seed=12345)
-    ranking = pt.ranking()
-    t_rank = time.perf_counter() - t
-    t = time.perf_counter()
-    pt_ar = PairedTest(metric, results, n_samples=samples, seed=12345, test="ar")
-    order = [row.system for row in ranking]
-    for a, b in itertools.pairwise(order):
-        pt_ar.compare(a, b)
-    t_ar = time.perf_counter() - t
+    with Clock() as fast:
+        for r in results:
+            bootstrap_samples(metric, r.stats, indices=idx)
+    with Clock() as slow:
+        for r in results:
+            bootstrap_samples(metric, r.stats, indices=idx[:slow_samples], fast=False)
+    scale = samples / slow_samples
+    with Clock() as rank:
+        pt = PairedTest(metric, results, n_samples=samples, seed=12345)
+        ranking = pt.ranking()
+    with Clock() as ar:
+        pt_ar = PairedTest(metric, results, n_samples=samples, seed=12345, test="ar")
+        order = [row.system for row in ranking]
+        for a, b in itertools.pairwise(order):
+            pt_ar.compare(a, b)
     n = len(hyps)
     print(f"{label}: {n} systems x {len(data)} sentences")
-    print(f"  scoring (per-sentence statistics)          {t_score:7.2f} s")
-    print(f"  bootstrap, vectorised, {samples} x {n} systems  {t_fast:7.2f} s")
+    print(f"  scoring (per-sentence statistics)          {score}")
+    print(f"  bootstrap, vectorised, {samples} x {n} systems  {fast}")
     print(f"  bootstrap, aggregate(), {samples} x {n} (extrapolated from {slow_samples}) "
-          f"{t_slow:7.1f} s")
-    print(f"  PairedTest ranking (bootstrap, intervals)  {t_rank:7.2f} s")
-    print(f"  approximate randomisation, {n - 1} adjacent pairs x {samples} {t_ar:7.2f} s")
+          f"{slow.wall * scale:.1f}s wall, {slow.cpu * scale:.1f}s CPU")
+    print(f"  PairedTest ranking (bootstrap, intervals)  {rank}")
+    print(f"  approximate randomisation, {n - 1} adjacent pairs x {samples} {ar}")
     print("  ranking: " + ", ".join(f"{r.system}({r.cluster})" for r in ranking))
 
 

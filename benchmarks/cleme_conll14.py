@@ -29,8 +29,9 @@ START, END = "<!-- cleme-table:start -->", "<!-- cleme-table:end -->"
 
 
 def run(directory: Path) -> tuple[dict, float, float]:
-    """All scores: ``{(metric, assumption, level, weighting): {system: fields}}``, timings."""
-    t0 = time.perf_counter()
+    """All scores: ``{(metric, assumption, level, weighting): {system: fields}}``, wall and CPU
+    seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
     data = EvalData((str(directory / "references.m2"),))
     results: dict = {}
     for system in SYSTEMS:
@@ -46,8 +47,7 @@ def run(directory: Path) -> tuple[dict, float, float]:
                 m2 = CLEME2Metric(level=level, assumption=assumption)
                 results.setdefault(("cleme2", assumption, level, "none"), {})[system] = \
                     m2.aggregate(m2.sentence_stats(data, hyp)).fields
-    total = time.perf_counter() - t0
-    return results, total, total / len(SYSTEMS)
+    return results, time.perf_counter() - t0, time.process_time() - c0
 
 
 def markdown(results: dict) -> str:
@@ -94,11 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "references.m2").is_file():
         print(f"data not found: {args.data}/references.m2", file=sys.stderr)
         return 1
-    results, total, per_system = run(args.data)
+    results, total, cpu = run(args.data)
     table = markdown(results)
     print(table)
     print(f"13 systems x {{dep, ind}} x {{corpus, sentence}} x {{unweighted, length}} CLEME "
-          f"+ CLEME2.0 from M2 files: {total:.2f} s total ({per_system:.2f} s per system)")
+          f"+ CLEME2.0 from M2 files: {total:.2f}s wall, {cpu:.2f}s CPU "
+          f"({total / len(SYSTEMS):.2f}s wall per system)")
     if args.update_docs is not None:
         text = args.update_docs.read_text(encoding="utf-8")
         if START not in text or END not in text:

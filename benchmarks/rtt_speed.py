@@ -10,11 +10,14 @@ cost of one uncached round trip batch vs the cached lookup.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _clock import Clock
 
 
 def main() -> int:
@@ -37,38 +40,38 @@ def main() -> int:
     print(f"{len(src)} sentences, {words} tokens; pivots {', '.join(pivots)}")
     rts = {}
     for p in pivots:
-        t = time.perf_counter()
-        rts[p] = [tokenize(o) for o in tr.round_trip(texts, p)]
-        dt = time.perf_counter() - t
-        print(f"apertium round trip {p}: {dt:.2f} s ({words / dt:.0f} tokens/s)")
+        with Clock() as c:
+            rts[p] = [tokenize(o) for o in tr.round_trip(texts, p)]
+        print(f"apertium round trip {p}: {c} ({words / c.wall:.0f} tokens/s; CPU includes "
+              "the Apertium processes)")
     with tempfile.TemporaryDirectory() as tmp:
         cached = CachedTranslator(tr, RoundTripCache(tmp))
         cached.cache.put_many(tr.name, pivots[0], list(zip(texts, [" ".join(r) for r in
                                                                   rts[pivots[0]]])))
-        t = time.perf_counter()
-        cached.round_trip(texts, pivots[0])
-        print(f"cached lookup of {len(texts)} round trips: {time.perf_counter() - t:.3f} s")
-    t = time.perf_counter()
-    lm = PocketSphinxLM()
-    print(f"load CMU trigram (pocketsphinx): {time.perf_counter() - t:.2f} s")
+        with Clock() as c:
+            cached.round_trip(texts, pivots[0])
+        print(f"cached lookup of {len(texts)} round trips: {c}")
+    with Clock() as c:
+        lm = PocketSphinxLM()
+    print(f"load CMU trigram (pocketsphinx): {c}")
     corr = RoundTripCorrector(None, lm, CorrectorConfig(pivots=pivots, methods=METHODS))
     corr.aligner.word_relation("living", "life")  # load WordNet outside the timing
-    t = time.perf_counter()
-    aligns = [[corr.aligner.align(s, rts[p][k]) for p in pivots] for k, s in enumerate(src)]
-    dt = time.perf_counter() - t
+    with Clock() as c:
+        aligns = [[corr.aligner.align(s, rts[p][k]) for p in pivots] for k, s in enumerate(src)]
     n_al = len(src) * len(pivots)
-    print(f"TERp alignment: {n_al} pairs in {dt:.2f} s ({1000 * dt / n_al:.1f} ms/pair)")
+    print(f"TERp alignment: {n_al} pairs in {c} ({1000 * c.wall / n_al:.1f} ms/pair)")
     del aligns
-    timings = {m: 0.0 for m in METHODS}
+    timings = {}
     for m in METHODS:
         c1 = RoundTripCorrector(None, lm, CorrectorConfig(pivots=pivots, methods=(m,)))
         c1.aligner = corr.aligner
-        t = time.perf_counter()
-        for k, s in enumerate(src):
-            c1.correct_from_round_trips(s, {p: rts[p][k] for p in pivots})
-        timings[m] = time.perf_counter() - t
+        with Clock() as c:
+            for k, s in enumerate(src):
+                c1.correct_from_round_trips(s, {p: rts[p][k] for p in pivots})
+        timings[m] = c
     for m, v in timings.items():
-        print(f"align + lattice + {m}: {1000 * v / len(src):.1f} ms/sentence")
+        print(f"align + lattice + {m}: {1000 * v.wall / len(src):.1f} ms/sentence wall, "
+              f"{1000 * v.cpu / len(src):.1f} ms CPU")
     return 0
 
 

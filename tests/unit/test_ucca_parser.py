@@ -177,3 +177,41 @@ def test_parser_interface_registration() -> None:
     from gecscope.semantics.parser import _PARSERS
 
     assert _PARSERS["ucca"] == "gecscope.semantics.ucca_parser:UccaParser"
+
+
+@pytest.mark.slow
+def test_parse_uses_the_configured_torch_threads_and_restores_them(parser) -> None:
+    torch = pytest.importorskip("torch")
+    from gecscope.semantics.ucca_parser.model import SpanScorer
+
+    seen: list[int] = []
+    original = SpanScorer.token_states
+
+    def spy(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return original(self, *args, **kwargs)
+
+    before = torch.get_num_threads()
+    SpanScorer.token_states = spy
+    try:
+        single = [passage_to_xml(p) for p in parser.parse(SENTENCES)]
+        parser.threads = 2
+        double = [passage_to_xml(p) for p in parser.parse(SENTENCES)]
+    finally:
+        SpanScorer.token_states = original
+        parser.threads = 1
+    assert seen and set(seen[: len(seen) // 2]) == {1} and set(seen[len(seen) // 2:]) == {2}
+    assert torch.get_num_threads() == before
+    assert single == double  # the thread count changes speed, never the graphs
+
+
+def test_torch_threads_rejects_zero_and_leaves_none_alone() -> None:
+    torch = pytest.importorskip("torch")
+    from gecscope._optional import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(None):
+        assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match=">= 1"), torch_threads(0):
+        pass
+    assert torch.get_num_threads() == before

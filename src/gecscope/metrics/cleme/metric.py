@@ -140,8 +140,8 @@ class CLEMECommonConfig:
     ``length_bias`` defaults to the mean length of the corrected reference chunks. ``compat``
     reproduces THUKElab/CLEME v1.1 bugs (see docs). Similarity: ``sim_model`` (a local HF model
     directory; empty = bundled all-MiniLM-L6-v2), ``sim_layer``, ``sim_device``,
-    ``sim_batch_size``. LLM: ``llm_url`` (OpenAI-compatible base URL), ``llm_model``,
-    ``llm_temperature``, ``llm_timeout``.
+    ``sim_batch_size``, ``sim_threads`` (torch threads, default 1). LLM: ``llm_url``
+    (OpenAI-compatible base URL), ``llm_model``, ``llm_temperature``, ``llm_timeout``.
     """
 
     level: str = "corpus"
@@ -161,6 +161,7 @@ class CLEMECommonConfig:
     sim_layer: int | None = None
     sim_device: str = "cpu"
     sim_batch_size: int = 64
+    sim_threads: int = 1
     llm_url: str = ""
     llm_model: str = ""
     llm_temperature: float = 0.1
@@ -179,6 +180,8 @@ class CLEMECommonConfig:
             hi = getattr(self, f"length_{kind}_max")
             if lo is not None and hi is not None and lo > hi:
                 raise ConfigError(f"length_{kind}_min ({lo}) is larger than length_{kind}_max ({hi})")
+        if self.sim_threads < 1:
+            raise ConfigError(f"sim_threads must be >= 1, got {self.sim_threads}")
         if self.sim_batch_size < 1:
             raise ConfigError(f"sim_batch_size must be >= 1, got {self.sim_batch_size}")
         if self.weighting == "llm" and not self.llm_url:
@@ -236,9 +239,11 @@ def similarity_scorer(cfg: CLEMECommonConfig, cache: dict[str, Any] | None = Non
     key = f"cleme:sim:{cfg.sim_model}:{cfg.sim_layer}:{cfg.sim_device}"
     scorer = cache.get(key) if cache is not None else None
     if scorer is None:
-        scorer = BERTScoreF1(cfg.sim_model, cfg.sim_layer, cfg.sim_device, cfg.sim_batch_size)
+        scorer = BERTScoreF1(cfg.sim_model, cfg.sim_layer, cfg.sim_device, cfg.sim_batch_size,
+                             cfg.sim_threads)
         if cache is not None:
             cache[key] = scorer
+    scorer.threads = cfg.sim_threads
     return scorer
 
 

@@ -88,11 +88,12 @@ class BERTScoreF1:
     downloaded: ``HF_HUB_OFFLINE=1`` is set while loading). ``layer`` is the hidden state used
     (``hidden_states[layer]``; 0 = embeddings); by default BERTScore's choice for the known BERT
     and RoBERTa models, otherwise the last layer. Special tokens ([CLS], [SEP]) are excluded,
-    as in BERTScore without idf.
+    as in BERTScore without idf. ``threads`` is the number of torch threads an encoding uses
+    (default 1, one per worker process; ``None`` keeps torch's own setting).
     """
 
     def __init__(self, model: str = "", layer: int | None = None, device: str = "cpu",
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, threads: int | None = 1) -> None:
         from gecscope._optional import require
 
         self.torch = require("torch", "sim", "similarity weighting")
@@ -128,14 +129,23 @@ class BERTScoreF1:
             raise ConfigError(f"sim_layer={self.layer} is out of range: the encoder has "
                               f"{n_layers} layers (0 = embeddings .. {n_layers})")
         self.batch_size = batch_size
+        if threads is not None and threads < 1:
+            raise ConfigError(f"sim_threads must be >= 1, got {threads}")
+        self.threads = threads
         self.name = name
         self._cache: dict[str, Any] = {}
 
     def _embed(self, sentences: Sequence[str]) -> None:
         """Compute (and cache) normalised token embeddings of ``sentences``."""
-        torch = self.torch
+        from gecscope._optional import torch_threads
+
         todo = [s for s in dict.fromkeys(sentences) if s not in self._cache]
         todo.sort(key=len)
+        with torch_threads(self.threads):
+            self._embed_batches(todo)
+
+    def _embed_batches(self, todo: Sequence[str]) -> None:
+        torch = self.torch
         for i in range(0, len(todo), self.batch_size):
             batch = todo[i:i + self.batch_size]
             enc = self.tokenizer(batch, padding=True, truncation=True, return_tensors="pt",

@@ -90,10 +90,13 @@ class USimMetric(Metric[USimStats]):
         sentence_split: str = "none"
         word_form: str = "normalized"
         tie_break: str = "overlap"
+        threads: int = 1
 
         def __post_init__(self) -> None:
             if self.node_weight not in NODE_WEIGHTS:
                 raise ConfigError(f"usim: node_weight must be one of {', '.join(NODE_WEIGHTS)}")
+            if self.threads < 1:
+                raise ConfigError(f"usim: threads must be >= 1, got {self.threads}")
             if self.parser == "gold" and not self.gold_dir:
                 raise ConfigError("usim: parser=gold needs gold_dir=DIRECTORY of UCCA XML files")
             self.options()
@@ -111,7 +114,10 @@ class USimMetric(Metric[USimStats]):
         if key not in _PARSERS:
             kwargs = {"directory": self.config.gold_dir} if self.config.parser == "gold" else {}
             _PARSERS[key] = get_parser(self.config.parser, **kwargs)
-        return _PARSERS[key]
+        parser = _PARSERS[key]
+        if hasattr(parser, "threads"):  # torch backends: the count this metric asks for
+            parser.threads = self.config.threads
+        return parser
 
     def _prepare(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
         if not self.config.normalize_before_parse:

@@ -5,7 +5,8 @@ each sentence is featurised (:mod:`.features`), scored (:mod:`.model`) and decod
 (:mod:`.decode`), and the labelled spans become the units and primary edges of a
 :class:`~gecscope.semantics.ucca.Passage` (:func:`.tree.spans_to_passage`). Remote edges and
 implicit units are not predicted. Output is deterministic: inference runs in evaluation mode
-with a fixed number of torch threads per call and ties broken by index.
+with a fixed number of torch threads per call (``threads``, default 1: one per worker process,
+restored afterwards) and ties broken by index.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gecscope._optional import require
+from gecscope._optional import require, torch_threads
 from gecscope.errors import ConfigError, FormatError
 from gecscope.semantics.ucca import Passage
 from gecscope.semantics.ucca_parser.data import inference_chunks
@@ -30,14 +31,16 @@ class UccaParser:
     """A UCCA foundational-layer parser (primary edges with labels), trained on UCCA EWT.
 
     ``model_dir`` holds ``ucca_parser.safetensors`` and ``ucca_parser.json`` (default: the
-    model shipped in the package). ``batch_size`` is the number of sentences scored together.
+    model shipped in the package). ``batch_size`` is the number of sentences scored together;
+    ``threads`` the torch threads a parse uses (default 1, the fastest here whenever another
+    process wants the CPU; ``None`` keeps torch's own setting, one per core).
     """
 
     name = "ucca"
     approximate = False
 
     def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
-                 featurizer: Any = None) -> None:
+                 featurizer: Any = None, threads: int | None = 1) -> None:
         require("torch", "parser", "the UCCA parser")  # a clear error before safetensors
         from safetensors.torch import load_file
 
@@ -53,6 +56,9 @@ class UccaParser:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads must be >= 1 (or None for torch's default), got {threads}")
+        self.threads = threads
         cfg = dict(self.meta["model"])
         n_labels = cfg.pop("n_labels")
         sizes = cfg.pop("sizes")
@@ -69,7 +75,8 @@ class UccaParser:
     # --- scoring ------------------------------------------------------------------------
     def predict_spans(self, features: Sequence[Any]) -> list[dict[tuple[int, int], str]]:
         """Labelled spans of each featurised sentence (see :mod:`.tree` for the labels)."""
-        return predict_spans(self.model, features, self.labels, self.batch_size)
+        with torch_threads(self.threads):
+            return predict_spans(self.model, features, self.labels, self.batch_size)
 
     def parse_tokens(self, sentences: Sequence[Sequence[str]],
                      ids: Sequence[str] | None = None,
@@ -82,8 +89,9 @@ class UccaParser:
         for k, toks in enumerate(sentences):
             for off, part in inference_chunks(list(toks)):
                 chunks.append((k, off, part))
-        feats = self.featurizer([c[2] for c in chunks])
-        spans = self.predict_spans(feats)
+        with torch_threads(self.threads):
+            feats = self.featurizer([c[2] for c in chunks])
+            spans = self.predict_spans(feats)
         parts: list[list[tuple[int, dict[tuple[int, int], str]]]] = [[] for _ in sentences]
         spunct: list[list[bool]] = [[] for _ in sentences]
         for (k, off, _toks), sp, f in zip(chunks, spans, feats, strict=True):
