@@ -1,7 +1,10 @@
 """ERRANT scoring reproduces errant_compare 3.0.2 on CoNLL-2014 (issue #2's table).
 
-Golden values: errant_compare 3.0.2 on ../shared/data/conll14/errant/{SYS}.m2 against
-references.m2 (span-based correction, beta 0.5): TP FP FN P R F0.5.
+Golden values: what errant_compare 3.0.2 (PyPI errant==3.0.2, the current release) printed when
+run here on ../shared/data/conll14/errant/{SYS}.m2 against references.m2 (span-based
+correction, beta 0.5): TP FP FN P R F0.5 for all 13 systems, and for AMU with -ds, -dt, -cse
+and -cat 2 (errant_compare needs no spaCy model). The annotation side is compared with
+errant's own library loop, run inside tests/unit/test_errant_extraction.py.
 """
 
 from __future__ import annotations

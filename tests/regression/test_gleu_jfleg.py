@@ -2,9 +2,12 @@
 
 Provenance: JFLEG (Napoles et al. 2017) reports GLEU 38.21 (dev) and 40.54 (test) for the
 unchanged source with the official Python-2 script (../shared/data/README.md); Python-3 ports,
-whose randint draws other references, give 38.20 / 40.47. The six-decimal rows are this
-implementation's output, pinned after the published two-decimal values matched (the official
-script prints the mean and standard deviation with six decimals).
+whose randint draws other references, give 38.20 / 40.47. The six-decimal GLEU and std values
+are what the tools printed when run here: `compute_gleu -d` of cnap/gec-ranking at 50b5032
+(HEAD) under Python 2.7.18 (`draw=py2`), and `eval/gleu.py` of keisks/jfleg at ee06ff8
+(HEAD) under Python 3.11 (`draw=py3`), for the unchanged source and for the spell-checked
+source JFLEG ships (`dev.spellchecked.src`, `test.spellchecked.src`). The interval ends
+(printed with three decimals) are gecscope's, checked against those three decimals.
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ EXPECTED = {
     ("test", "py2"): {"GLEU": 0.40543, "std": 0.007643, "ci_low": 0.390451, "ci_high": 0.420409},
     ("test", "py3"): {"GLEU": 0.40474, "std": 0.007721, "ci_low": 0.389608, "ci_high": 0.419872},
 }
+# (mean, std) printed by the tools for the spell-checked sources, and their printed intervals
+SPELLCHECKED = {
+    ("dev", "py2"): (0.434434, 0.009350, (0.416, 0.453)),
+    ("test", "py2"): (0.434632, 0.007923, (0.419, 0.450)),
+    ("dev", "py3"): (0.434253, 0.009212, (0.416, 0.452)),
+    ("test", "py3"): (0.434037, 0.008147, (0.418, 0.450)),
+}
+PRINTED_CI = {("dev", "py2"): (0.363, 0.402), ("test", "py2"): (0.390, 0.420),
+              ("dev", "py3"): (0.363, 0.401), ("test", "py3"): (0.390, 0.420)}
 PUBLISHED = {("dev", "py2"): 38.21, ("test", "py2"): 40.54, ("dev", "py3"): 38.20,
              ("test", "py3"): 40.47}
 
@@ -48,6 +60,19 @@ def test_jfleg_unchanged_source(official_stats: dict[str, list], split: str, dra
     score = GLEUMetric(draw=draw).aggregate(official_stats[split])
     assert round(score.value * 100, 2) == PUBLISHED[(split, draw)]
     assert score.fields == pytest.approx(EXPECTED[(split, draw)], abs=1e-6)
+    assert (round(score.fields["ci_low"], 3), round(score.fields["ci_high"], 3)) == \
+        PRINTED_CI[(split, draw)]
+
+
+@pytest.mark.parametrize(("split", "draw"), sorted(SPELLCHECKED))
+def test_jfleg_spellchecked_source(shared_data: Path, split: str, draw: str) -> None:
+    data, _ = _data(shared_data, split)
+    d = shared_data / "jfleg" / split
+    hyp = Hypothesis.from_file(d / f"{split}.spellchecked.src", expected=len(data))
+    fields = GLEUMetric(draw=draw).evaluate(data, hyp).score.fields
+    mean, std, ci = SPELLCHECKED[(split, draw)]
+    assert (round(fields["GLEU"], 6), round(fields["std"], 6)) == (mean, std)
+    assert (round(fields["ci_low"], 3), round(fields["ci_high"], 3)) == ci
 
 
 def test_jfleg_sentence_scores_and_corrected_variant(shared_data: Path) -> None:

@@ -182,3 +182,30 @@ def test_distsim(passage: Callable[[str], Passage]) -> None:
     diff = distsim([(passage(f"{a}{s}"), passage(f"{b}{c}")) for a, b, s, c in DIFFERENT])
     assert same == pytest.approx({"A+D": 74 / 9, "Scene": 22 / 9})
     assert diff == pytest.approx({"A+D": 101 / 6, "Scene": 23 / 6})
+
+
+# What USim's scoring printed when run here: fully_aligned_distance(first, second) of
+# scripts/distances/align.py in borgr/ucca, branch patch-1 (47aba4e; what borgr/USim f1dd283's
+# USim() returns after parsing; USim.py itself imports TUPA at module level, which has no model
+# here, so the function was called directly on the gold passages), Python 3.11.
+TOOL_SAME_TOKENS = {
+    ("amittaic1297", "tree1297"): 0.8310041647385469,
+    ("amittaic1298", "tree1298"): 0.8576650456120277,
+    ("amittaic1300", "tree1300"): 0.872093023255814,
+    ("amittaic1301", "tree1301"): 0.8715975372650681,
+    ("amittaic1197", "tree1197"): 0.7700861260339388,
+    ("amittaic1198", "tree1198"): 0.8147870613213438,
+    ("amittaic1200", "tree1200"): 0.8186509108813392,
+    ("amittaic1297", "borgr1297"): 0.8323272971160295,
+    ("borgr1297", "tree1297"): 0.9959839357429718,
+}
+
+
+@pytest.mark.slow
+def test_tool_exact_equals_usims_own_scoring_on_the_iaa_pairs(
+        passage: Callable[[str], Passage]) -> None:
+    # two annotations of the same text: every unit of the tool's protocol is compared exactly
+    opts = USimOptions.tool_exact()
+    actual = {pair: usim_passages(passage(pair[0]), passage(pair[1]), opts).tool_f
+              for pair in TOOL_SAME_TOKENS}
+    assert actual == pytest.approx(TOOL_SAME_TOKENS, abs=1e-9)
