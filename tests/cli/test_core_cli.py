@@ -72,6 +72,33 @@ def test_unknown_metric_and_option(capsys) -> None:
     assert rc == 64 and "no option 'gamma'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("metrics", "option", "message"), [
+    (["m2"], "bta=1.0", "did you mean 'beta'?"),
+    (["m2"], "max_unchanged_word=0", "did you mean 'max_unchanged_words'?"),
+    (["m2", "gleu"], "iteration=10", "did you mean 'iterations'?"),
+    (["m2"], "errant.beta=1.0", "for metric 'errant', which is not selected"),
+])
+def test_misspelled_unprefixed_option_is_an_error(capsys, metrics: list[str], option: str,
+                                                  message: str) -> None:
+    # these used to run with the default and exit 0: a wrong number with no warning
+    argv = ["evaluate", "-r", str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt"),
+            "-o", option]
+    for m in metrics:
+        argv += ["-m", m]
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 64 and message in err
+
+
+def test_an_option_of_any_selected_metric_is_accepted(capsys) -> None:
+    rc = main(["evaluate", "-m", "m2", "-m", "errant", "-r", str(DEMO / "references.m2"),
+               "--hyp", str(DEMO / "careful.txt"), "-o", "mode=ds", "--format", "json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    modes = {m["name"]: m["options"].get("mode") for m in out["metrics"]}
+    assert modes == {"m2": None, "errant": "ds"}
+
+
 def test_annotate_levenshtein_round_trip(tmp_path: Path) -> None:
     from gecscope.formats.m2 import read_m2
     from gecscope.formats.plain import read_tokens

@@ -87,6 +87,7 @@ def test_explain_text_and_all(files: tuple[str, str], capsys: pytest.CaptureFixt
     (["--sentence", "4"], "sentence 4 does not exist"),
     ([], "--sentence N"),
     (["--sentence", "1", "-o", "factor_hit=0.9"], "give all four CLEME2.0 factors"),
+    (["--sentence", "1", "-o", "factr_hit=0.9"], "did you mean 'factor_hit'?"),
 ])
 def test_explain_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str],
                         argv_tail: list[str], message: str) -> None:

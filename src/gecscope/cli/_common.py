@@ -16,8 +16,9 @@ from gecscope.errors import ConfigError
 def parse_options(pairs: Sequence[str], config_cls: type, metric: str) -> dict[str, Any]:
     """Turn ``key=value`` (or ``metric.key=value``) pairs into Config keyword arguments.
 
-    Values are converted by the type of the Config field; options addressed to another metric
-    (``other.key=value``) and keys this metric does not have are ignored only when prefixed.
+    Values are converted by the type of the Config field. Options addressed to another metric
+    (``other.key=value``) and unprefixed keys this metric lacks are skipped here: another
+    selected metric may have them (:func:`check_option_keys` refuses those none has).
     """
     hints = typing.get_type_hints(config_cls)
     fields = {f.name for f in dataclasses.fields(config_cls)}
@@ -37,6 +38,31 @@ def parse_options(pairs: Sequence[str], config_cls: type, metric: str) -> dict[s
                               f"{', '.join(sorted(fields))}")
         out[key] = convert(value, hints[key], key)
     return out
+
+
+def check_option_keys(pairs: Sequence[str], metrics: Sequence[Any]) -> None:
+    """Refuse an unprefixed ``key=value`` that none of ``metrics`` has (a misspelled option
+    would otherwise run with the default and print a wrong number), with a "did you mean".
+    A prefixed ``metric.key`` naming a metric that is not selected is refused too."""
+    import difflib
+
+    known: dict[str, set[str]] = {m.name: {f.name for f in dataclasses.fields(m.Config)}
+                                  for m in metrics}
+    every = sorted(set().union(*known.values())) if known else []
+    for pair in pairs:
+        key = pair.split("=", 1)[0]
+        if "." in key:
+            target = key.split(".", 1)[0]
+            if target not in known:
+                raise ConfigError(f"option {key!r} is for metric {target!r}, which is not "
+                                  f"selected (metrics: {', '.join(known)})")
+            continue
+        if key in every:
+            continue
+        close = difflib.get_close_matches(key, every, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"no selected metric ({', '.join(known)}) has an option {key!r}{hint} "
+                          f"Options: {', '.join(every)}")
 
 
 def convert(value: str, hint: Any, key: str) -> Any:
@@ -106,9 +132,12 @@ def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
-def make_metric(spec: str, options: Sequence[str] | None = None, **overrides: Any) -> Any:
+def make_metric(spec: str, options: Sequence[str] | None = None, *, alone: bool = True,
+                **overrides: Any) -> Any:
     """A metric from a registry name or ``module:Class``, with ``key=value`` options; keyword
-    ``overrides`` that are not None replace options (for dedicated command-line flags)."""
+    ``overrides`` that are not None replace options (for dedicated command-line flags).
+    ``alone``: this is the only metric of the command, so an option it lacks is an error
+    (with several metrics the caller checks the keys against all of them)."""
     import importlib
 
     from gecscope.errors import ConfigError
@@ -124,7 +153,10 @@ def make_metric(spec: str, options: Sequence[str] | None = None, **overrides: An
         cls = get_metric(spec)
     kwargs = parse_options(options or [], cls.Config, cls.name or spec)
     kwargs.update({k: v for k, v in overrides.items() if v is not None})
-    return cls(**kwargs)
+    metric = cls(**kwargs)
+    if alone:
+        check_option_keys(options or [], [metric])
+    return metric
 
 
 def dump_json(obj: Any) -> str:

@@ -32,9 +32,12 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_metrics(args: argparse.Namespace) -> list[Metric]:
-    from gecscope.cli._common import make_metric
+    from gecscope.cli._common import check_option_keys, make_metric
 
-    return [make_metric(name, args.option) for name in args.metric or ["errant"]]
+    metrics = [make_metric(name, args.option, alone=False)
+               for name in args.metric or ["errant"]]
+    check_option_keys(args.option, metrics)
+    return metrics
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
