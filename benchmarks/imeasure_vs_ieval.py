@@ -112,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
             cpu_tool = float("nan")
             if stored is not None and stored.exists():
                 text = stored.read_text()
+                timing = stored.with_suffix(".time")  # `/usr/bin/time -f "%U %S %e"`, if kept
+                if timing.exists() and len(timing.read_text().split()) == 3:
+                    user, system, _ = timing.read_text().split()
+                    cpu_tool = float(user) + float(system)
             elif args.ieval is not None:
                 text, cpu_tool = run_ieval(args.ieval, args.gold, hyp, mode)
                 if stored is not None:
