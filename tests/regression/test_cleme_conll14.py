@@ -5,6 +5,8 @@ Golden values and their provenance:
   (F 0.2514, P 0.2645, R 0.2097, Acc 0.7634, TP 313.51, FP 871.8, FN 1181.71, TN 6312).
 * CLEME2.0 paper (Ye et al. 2025), Table 12, CLEME2.0-ind rows: TP / FP_ne / FP_un / FN of
   all 13 systems (corpus level, unweighted).
+* THUKElab/CLEME e90abea (v1.1), run here: CLEME2.0-dep rows of four systems at both levels
+  (``CLEME_E90ABEA_DEPENDENT``; all 13 systems x {dep, ind} x {corpus, sentence} were equal).
 * The other pins are gecscope's own output (regression guards; the full table is in
   docs/cleme.md, produced by benchmarks/cleme_conll14.py).
 """
@@ -127,3 +129,32 @@ def test_pinned_cleme2_values(data: EvalData, errant_dir: Path) -> None:
                                              410, 407, 740, 1614), strict=True)),
     }
     assert got == {k: pytest.approx(v, abs=1e-6) for k, v in want.items()}
+
+
+# What THUKElab/CLEME at e90abea (v1.1, HEAD) printed when run here on the same M2 files (its
+# CLEME2.0 scorer, unweighted, dependent): TP, FP, FN, TN, FP_ne, FP_un and Score. The tool's
+# scorer applies one factor set to both levels, by default the corpus one, so the sentence rows
+# are compared with those factors.
+CLEME_E90ABEA_DEPENDENT = {
+    ("AMU", "corpus"): ((381, 816, 1358, 6300, 279, 537), 0.46319825828197847),
+    ("AMU", "sentence"): ((375, 822, 1599, 6059, 291, 531), 0.49557766314816615),
+    ("IITB", "corpus"): ((22, 67, 1781, 6283, 34, 33), 0.3849446153657954),
+    ("IITB", "sentence"): ((22, 67, 1976, 6088, 23, 44), 0.4490065232024074),
+    ("SJTU", "corpus"): ((85, 272, 1702, 6279, 131, 141), 0.39318223639820893),
+    ("SJTU", "sentence"): ((84, 273, 1905, 6076, 87, 186), 0.454662456445993),
+    ("UFC", "corpus"): ((32, 18, 1773, 6279, 12, 6), 0.40324600990643916),
+    ("UFC", "sentence"): ((32, 18, 1980, 6072, 10, 8), 0.4526848900591278),
+}
+CORPUS_FACTORS = {"factor_hit": 0.45, "factor_wrong": 0.35, "factor_under": 0.15,
+                  "factor_over": 0.05}
+
+
+@pytest.mark.parametrize(("system", "level"), sorted(CLEME_E90ABEA_DEPENDENT))
+def test_cleme2_dependent_equals_the_released_code(data: EvalData, errant_dir: Path,
+                                                   system: str, level: str) -> None:
+    metric = CLEME2Metric(level=level, assumption="dependent", **CORPUS_FACTORS)
+    f = metric.score(data, _hyp(errant_dir, system)).fields
+    counts = tuple(int(f[k]) for k in ("TP", "FP", "FN", "TN", "FP_ne", "FP_un"))
+    counts_want, score_want = CLEME_E90ABEA_DEPENDENT[(system, level)]
+    assert counts == counts_want
+    assert f["Score"] == pytest.approx(score_want, abs=1e-12)
