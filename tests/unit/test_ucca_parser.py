@@ -215,3 +215,15 @@ def test_torch_threads_rejects_zero_and_leaves_none_alone() -> None:
     with pytest.raises(ValueError, match=">= 1"), torch_threads(0):
         pass
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.slow
+@pytest.mark.requires_data
+def test_usim_of_every_parsed_graph_with_itself_is_one(parser, shared_data) -> None:
+    # 8 of these 150 JFLEG sources used to score below 1 (a unary chain of one label)
+    from gecscope.metrics.usim import usim
+
+    lines = (shared_data / "jfleg" / "dev" / "dev.src").read_text(encoding="utf-8").splitlines()
+    passages = parser.parse([line.split() for line in lines[:150]])
+    below = [k for k, p in enumerate(passages) if usim(p, p).average != 1.0]
+    assert below == []

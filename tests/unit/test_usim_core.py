@@ -204,3 +204,50 @@ def test_tool_exact_counts_linkage_and_remote_labels() -> None:
     assert labels == {("1.2", "H"), ("1.2", "LA"), ("1.4", "P"), ("1.4", "A"), ("1.6", "H"),
                       ("1.6", "LA"), ("1.8", "P")}
     assert USimGraph(p, USimOptions()).edge_labels.count("LA") == 0  # paper: not counted
+
+
+def _random_passage(rng, n_tokens: int) -> Passage:
+    """A random UCCA-like passage: nested units with random labels, unary chains of one label
+    (the case that broke self-similarity), punctuation tokens and remote edges."""
+    labels = ["H", "A", "P", "S", "D", "C", "E", "F", "R", "L"]
+    tokens = [f"w{i}" for i in range(n_tokens)]
+    punct = [rng.random() < 0.1 for _ in tokens]
+    p = Passage.from_tokens("r", tokens, punct)
+    units = ["1.1"]
+
+    def build(parent: str, lo: int, hi: int, depth: int) -> None:
+        if hi - lo == 1 or depth > 4 or rng.random() < 0.2:
+            for k in range(lo, hi):
+                p.add_terminal(parent, k + 1)
+            return
+        cuts = sorted(rng.sample(range(lo + 1, hi), min(hi - lo - 1, rng.randint(1, 3))))
+        for a, b in zip([lo, *cuts], [*cuts, hi], strict=True):
+            label = "U" if all(punct[a:b]) else rng.choice(labels)
+            child = p.add_unit(parent, label, unit_type="PNCT" if label == "U" else "FN")
+            units.append(child)
+            if label != "U" and rng.random() < 0.3:  # a unary chain, often with one label
+                child = p.add_unit(child, label if rng.random() < 0.7 else rng.choice(labels))
+                units.append(child)
+            build(child, a, b, depth + 1)
+
+    build("1.1", 0, n_tokens, 0)
+    for _ in range(rng.randint(0, 2)):
+        a, b = rng.sample(units[1:], 2) if len(units) > 2 else (None, None)
+        if a is not None and b is not None and a != b:
+            p.add_edge(a, b, rng.choice(labels), remote=True)
+    return p
+
+
+@pytest.mark.parametrize("weight", ["paper", "f1"])
+def test_usim_of_a_graph_with_itself_is_one(weight: str) -> None:
+    import random
+
+    rng = random.Random(7)
+    opts = USimOptions(node_weight=weight)
+    for _ in range(300):
+        p = _random_passage(rng, rng.randint(1, 25))
+        r = usim_passages(p, p, opts)
+        assert (r.s2c.f, r.c2s.f, r.average) == (1.0, 1.0, 1.0), p
+    # a unary chain with one label on both levels: the case that gave 0.97 on a parsed graph
+    chain = P("[H [A [A John]] [P left]] [U .]")
+    assert usim_passages(chain, chain, opts).average == 1.0

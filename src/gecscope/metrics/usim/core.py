@@ -343,6 +343,17 @@ class USimGraph:
         self.edge_child = np.array([index[e.child] for e in edges], dtype=np.int64)
         self.edge_label = np.array([self.label_index[k] for k in keys], dtype=np.int64)
         self.edge_labels = [e.label for e in edges]
+        # depth inside a chain of units with one and the same yield (0 = outermost): the last
+        # tie-break of the alignment, so that a unary chain maps level to level and a graph
+        # aligned with itself maps every unit to itself
+        parent = {e.child: e.parent for e in eg.edges if not e.remote}
+        rank = np.zeros(len(self.units), dtype=np.int64)
+        for i, u in enumerate(self.units):
+            up = parent.get(u)
+            while up is not None and eg.yields.get(up) == eg.yields[u]:
+                rank[i] += 1
+                up = parent.get(up)
+        self.chain_rank = rank
         self.sentence_ends: list[int] | None = (
             None if options.sentence_split == "none"
             else sentence_ends(self.passage, options.sentence_split))
@@ -483,9 +494,11 @@ def _assign(a: Sequence[str], b: Sequence[str], position_weight: float,
 
 
 def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray,
-          by_overlap: bool = True) -> np.ndarray:
+          by_overlap: bool = True, rank_rows: np.ndarray | None = None,
+          rank_cols: np.ndarray | None = None) -> np.ndarray:
     """Row-wise argmax of ``weight``; ties by overlap (unless ``by_overlap=False``), then
-    compatibility, then first column.
+    compatibility, then (given ``rank_rows``/``rank_cols``) the closest depth inside a chain of
+    same-yield units, then first column.
 
     Returns -1 for rows whose best weight is zero.
     """
@@ -499,7 +512,13 @@ def _best(weight: np.ndarray, overlap: np.ndarray, compat: np.ndarray,
     if by_overlap:
         ov = np.where(cand, overlap, -1.0)
         cand &= ov == ov.max(axis=1, keepdims=True)
-    key = np.where(cand, compat.astype(np.float64), -1.0)
+    if rank_rows is not None and rank_cols is not None:
+        key = np.where(cand, compat.astype(np.float64), -1.0)
+        cand &= key == key.max(axis=1, keepdims=True)
+        gap = np.abs(rank_rows[:, None] - rank_cols[None, :]).astype(np.float64)
+        key = np.where(cand, -gap, -np.inf)
+    else:
+        key = np.where(cand, compat.astype(np.float64), -1.0)
     choice = key.argmax(axis=1)
     choice[best_w[:, 0] <= 0] = -1
     return choice
@@ -576,8 +595,12 @@ def usim_graphs(src: USimGraph, cor: USimGraph, options: USimOptions = USimOptio
             w_sc = 2 * overlap / np.maximum(denom, 1)
             w_cs = w_sc.T
     by_overlap = options.tie_break == "overlap"
-    map_sc = _best(w_sc, overlap, compat, by_overlap)
-    map_cs = _best(w_cs, overlap.T, compat.T, by_overlap)
+    if by_overlap:  # gecscope's tie-break; the tool's ("label") stays the tool's
+        ranks_sc, ranks_cs = (src.chain_rank, cor.chain_rank), (cor.chain_rank, src.chain_rank)
+    else:
+        ranks_sc = ranks_cs = (None, None)
+    map_sc = _best(w_sc, overlap, compat, by_overlap, *ranks_sc)
+    map_cs = _best(w_cs, overlap.T, compat.T, by_overlap, *ranks_cs)
 
     if options.counting == "nodes":
         s_m1, c_m1 = _direction_nodes(s_lab, c_lab, map_sc)
