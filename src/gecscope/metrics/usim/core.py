@@ -595,10 +595,10 @@ def usim_graphs(src: USimGraph, cor: USimGraph, options: USimOptions = USimOptio
             w_sc = 2 * overlap / np.maximum(denom, 1)
             w_cs = w_sc.T
     by_overlap = options.tie_break == "overlap"
+    ranks_sc: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+    ranks_cs: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
     if by_overlap:  # gecscope's tie-break; the tool's ("label") stays the tool's
         ranks_sc, ranks_cs = (src.chain_rank, cor.chain_rank), (cor.chain_rank, src.chain_rank)
-    else:
-        ranks_sc = ranks_cs = (None, None)
     map_sc = _best(w_sc, overlap, compat, by_overlap, *ranks_sc)
     map_cs = _best(w_cs, overlap.T, compat.T, by_overlap, *ranks_cs)
 
