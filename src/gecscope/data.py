@@ -187,8 +187,8 @@ class Hypothesis:
         from gecscope.formats.plain import split_tokens
 
         p = Path(path)
-        label = name or p.stem
-        text = read_text(p, allow_empty=True)
+        label = name or ("stdin" if str(path) == "-" else p.stem)
+        text = read_text(path, allow_empty=True)
         if looks_like_m2(text):
             corpus = parse_m2(text, p)
             if expected is not None and len(corpus) != expected:

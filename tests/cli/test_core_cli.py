@@ -163,3 +163,23 @@ def test_evaluate_json_keeps_the_bootstrap_with_sentences(capsys) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["resampling"]["n_samples"] == 20
     assert len(doc["sentences"]) == 12
+
+
+@pytest.mark.parametrize("how", ["dash", "dev-stdin"])
+def test_hypothesis_from_standard_input(how: str) -> None:
+    # `--hyp -` used to say "file not found"; a pipe must be read once only
+    import subprocess
+    import sys
+
+    hyp = "-" if how == "dash" else "/dev/stdin"
+    run = subprocess.run(
+        [sys.executable, "-m", "gecscope", "evaluate", "-m", "m2", "-r",
+         str(DEMO / "references.m2"), "--hyp", hyp, "--format", "json"],
+        input=(DEMO / "careful.txt").read_bytes(), capture_output=True, check=False)
+    assert run.returncode == 0, run.stderr.decode()
+    from_pipe = json.loads(run.stdout)["scores"][0]["fields"]
+    direct = subprocess.run(
+        [sys.executable, "-m", "gecscope", "evaluate", "-m", "m2", "-r",
+         str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt"), "--format", "json"],
+        capture_output=True, check=True)
+    assert from_pipe == json.loads(direct.stdout)["scores"][0]["fields"]

@@ -17,10 +17,29 @@ from gecscope.errors import FormatError
 PathLike = str | os.PathLike[str]
 
 
+STDIN = "-"
+_STREAMS: dict[str, bytes] = {}
+
+
 def read_bytes(path: PathLike, what: str = "a file") -> bytes:
-    """The bytes of ``path``; a missing file or a directory is a :class:`FormatError`."""
+    """The bytes of ``path``; a missing file or a directory is a :class:`FormatError`.
+
+    ``-`` is standard input. Standard input, pipes and process substitutions (``<(...)``)
+    can be read only once, so their bytes are kept and a second read returns them again.
+    """
+    key = os.fspath(path)
+    if key in _STREAMS:
+        return _STREAMS[key]
+    if key == STDIN:
+        import sys
+
+        _STREAMS[key] = sys.stdin.buffer.read()
+        return _STREAMS[key]
     p = Path(path)
     try:
+        if not p.is_file() and p.exists() and not p.is_dir():  # a pipe or a device
+            _STREAMS[key] = p.read_bytes()
+            return _STREAMS[key]
         return p.read_bytes()
     except FileNotFoundError:
         raise FormatError("file not found", p) from None
