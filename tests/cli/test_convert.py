@@ -24,7 +24,7 @@ def test_m2_to_ixml_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     m2 = tmp_path / "in.m2"
     m2.write_text(M2)
     xml = tmp_path / "out.xml"
-    assert main(["convert", "m2-to-ixml", str(m2), "-o", str(xml)]) == 0
+    assert main(["convert", "m2-to-ixml", str(m2), "--output", str(xml)]) == 0
     assert "2 sentences, 2 errors" in capsys.readouterr().err
     gold = read_gold(xml)
     s1, s2 = gold.sentences
@@ -34,7 +34,7 @@ def test_m2_to_ixml_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     actual = (s2.numann, s2.errors)
     assert actual == (1, ())
     back = tmp_path / "back.m2"
-    assert main(["convert", "ixml-to-m2", str(xml), "-o", str(back)]) == 0
+    assert main(["convert", "ixml-to-m2", str(xml), "--output", str(back)]) == 0
     corpus = read_m2(back)
     actual = [(e.start, e.end, e.correction) for e in corpus[0].edits(1)]
     assert actual == [

@@ -105,7 +105,7 @@ def test_annotate_levenshtein_round_trip(tmp_path: Path) -> None:
 
     out = tmp_path / "out.m2"
     assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "ref0.txt"),
-                 str(DEMO / "ref1.txt"), "-o", str(out), "--extractor", "levenshtein",
+                 str(DEMO / "ref1.txt"), "--output", str(out), "--extractor", "levenshtein",
                  "-q"]) == 0
     corpus = read_m2(out)
     assert corpus.references(0) == read_tokens(DEMO / "ref0.txt")
@@ -116,7 +116,7 @@ def test_annotate_mismatch_writes_nothing(capsys, tmp_path: Path) -> None:
     short = tmp_path / "short.txt"
     short.write_text("a\n", encoding="utf-8")
     out = tmp_path / "out.m2"
-    rc = main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(short), "-o", str(out)])
+    rc = main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(short), "--output", str(out)])
     assert rc == 65 and not out.exists()
     assert "has 1 lines but 12 were expected" in capsys.readouterr().err
 
@@ -126,7 +126,7 @@ def test_annotate_errant_matches_shipped_references(tmp_path: Path) -> None:
     pytest.importorskip("errant", reason="needs the spacy extra")
     out = tmp_path / "refs.m2"
     assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "ref0.txt"),
-                 str(DEMO / "ref1.txt"), "-o", str(out), "-q"]) == 0
+                 str(DEMO / "ref1.txt"), "--output", str(out), "-q"]) == 0
     assert out.read_text(encoding="utf-8") == (DEMO / "references.m2").read_text(
         encoding="utf-8")
 
@@ -183,3 +183,54 @@ def test_hypothesis_from_standard_input(how: str) -> None:
          str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt"), "--format", "json"],
         capture_output=True, check=True)
     assert from_pipe == json.loads(direct.stdout)["scores"][0]["fields"]
+
+
+@pytest.mark.parametrize("command", [
+    ["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "ref0.txt")],
+    ["convert", "m2-to-ixml", str(DEMO / "references.m2")],
+])
+def test_dash_o_is_never_an_output_file(capsys, tmp_path: Path, command: list[str]) -> None:
+    # -o is a metric option in evaluate; it used to be the output file in annotate/convert
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        main([*command, "-o", str(out)])
+    assert stop.value.code == 2
+    assert "write the output file with --output" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_errant_spellings_of_annotate(tmp_path: Path) -> None:
+    out = tmp_path / "refs.m2"
+    rc = main(["annotate", "-orig", str(DEMO / "source.txt"), "-cor", str(DEMO / "ref0.txt"),
+               "-out", str(out), "--extractor", "levenshtein", "-q"])
+    assert rc == 0 and out.read_text(encoding="utf-8").startswith("S ")
+
+
+def test_spellings_of_errant_compare_and_m2scorer(capsys) -> None:
+    # `-hyp` used to fail with "argument -h/--help: ignored explicit argument 'yp'"
+    ref, hyp = str(DEMO / "references.m2"), str(DEMO / "careful.txt")
+    assert main(["evaluate", "-m", "m2", "-ref", ref, "-hyp", hyp, "-b", "1.0",
+                 "--format", "json"]) == 0
+    field = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", "-m", "m2", "-r", ref, "--hyp", hyp, "-o", "beta=1.0",
+                 "--format", "json"]) == 0
+    option = json.loads(capsys.readouterr().out)
+    assert field["scores"] == option["scores"] and field["metrics"][0]["options"]["beta"] == 1.0
+    assert main(["evaluate", "-ref", ref, "-hyp", hyp, "-ds", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["options"]["mode"] == "ds"
+    assert main(["evaluate", "-m", "gleu", "-r", ref, "--hyp", hyp, "-b", "1.0"]) == 64
+    assert "no selected metric (gleu) has an option 'beta'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", [["-v"], ["-o", "verbose=true"]])
+def test_verbose_lists_the_chosen_annotator_and_edits(capsys, flag: list[str]) -> None:
+    # `-o verbose=true` used to print nothing more
+    rc = main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
+               str(DEMO / "careful.txt"), *flag])
+    out = capsys.readouterr().out
+    assert rc == 0
+    listed = [ln for ln in out.splitlines() if ln.startswith("sentence ")]
+    assert len(listed) == 12
+    assert listed[0] == "sentence 1  annotator 0  correct 3  proposed 3  gold 3"
+    assert "  correct:  (1, 2) 'has' -> ''; (8, 9) 'buyed' -> 'bought'; (10, 11) 'apple' -> " \
+        "'apples'" in out.splitlines()

@@ -103,7 +103,7 @@ def test_table_written(shared_data: Path, tmp_path: Path, capsys: pytest.Capture
     conll = shared_data / "conll14"
     rc = main(["meta-eval", "table", "--seeda", str(shared_data / "seeda"), "--gjg15",
                str(shared_data / "gjg15"), "--submissions", str(conll / "submissions"),
-               "--metrics", f"{TOY},no-such-metric", "-o", str(out), "-q"])
+               "--metrics", f"{TOY},no-such-metric", "--output", str(out), "-q"])
     assert rc == 0
     text = out.read_text()
     assert "| charlen | -0.175 | -0.016 | -0.223 | -0.060 | -0.119 |" in text
@@ -120,5 +120,5 @@ def test_errors_have_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["meta-eval", "system", "--benchmark", "gjg15", "--data-dir", str(tmp_path),
                  "--metric", TOY]) == 64
     assert "--submissions" in capsys.readouterr().err
-    assert main(["meta-eval", "table", "-o", str(tmp_path / "t.md")]) == 64
+    assert main(["meta-eval", "table", "--output", str(tmp_path / "t.md")]) == 64
     assert main(["meta-eval"]) == 2

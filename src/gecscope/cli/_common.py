@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import sys
@@ -62,7 +63,24 @@ def check_option_keys(pairs: Sequence[str], metrics: Sequence[Any]) -> None:
         close = difflib.get_close_matches(key, every, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(f"no selected metric ({', '.join(known)}) has an option {key!r}{hint} "
-                          f"Options: {', '.join(every)}")
+                          f"(options: {', '.join(every)})")
+
+
+class _NotAnOutputFlag(argparse.Action):
+    """``-o`` on a command that writes a file: in gecscope ``-o`` is always a metric option."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error("-o is a metric option (KEY=VALUE) in gecscope; write the output file with "
+                     f"--output {values if isinstance(values, str) else 'FILE'}")
+
+
+def add_output_argument(p: argparse.ArgumentParser, help: str, *aliases: str,
+                        **kwargs: Any) -> None:
+    """``--output`` (plus ``aliases``, e.g. errant's ``-out``), and an ``-o`` that explains
+    itself instead of meaning something else than in ``evaluate``."""
+    p.add_argument("--output", *aliases, dest="output", help=help, **kwargs)
+    p.add_argument("-o", action=_NotAnOutputFlag, help=argparse.SUPPRESS)
 
 
 def convert(value: str, hint: Any, key: str) -> Any:

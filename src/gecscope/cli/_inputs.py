@@ -19,24 +19,44 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metric", action="append", default=None,
                    help=f"metric name, repeatable (default: errant); available: "
                         f"{', '.join(list_metrics())}")
-    p.add_argument("-r", "--ref", nargs="+", default=[],
+    p.add_argument("-r", "--ref", "-ref", nargs="+", default=[],
                    help="references: one M2 file, or several plain-text reference files "
                         "(omit for reference-less metrics such as usim, giving --source)")
     p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
-    p.add_argument("--hyp", nargs="+", required=True,
+    p.add_argument("--hyp", "-hyp", nargs="+", required=True,
                    help="hypothesis file(s): plain text or M2; one result row per file")
     p.add_argument("--name", nargs="+", help="system names (default: file names)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    field = p.add_argument_group(
+        "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
+    field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
+    field.add_argument("--max_unchanged_words", "--max-unchanged-words", type=int,
+                       dest="max_unchanged_words", help="M2 (= -o max_unchanged_words=N)")
+    for flag, mode in (("-cs", "cs"), ("-cse", "cse"), ("-ds", "ds"), ("-dt", "dt")):
+        field.add_argument(flag, dest="errant_mode", action="store_const", const=mode,
+                           help=f"ERRANT mode {mode} (= -o mode={mode})")
+
+
+def field_options(args: argparse.Namespace) -> list[str]:
+    """``-o`` options plus those the field's flags (``--beta``, ``-ds``, ...) stand for."""
+    extra = []
+    if getattr(args, "beta", None) is not None:
+        extra.append(f"beta={args.beta}")
+    if getattr(args, "max_unchanged_words", None) is not None:
+        extra.append(f"max_unchanged_words={args.max_unchanged_words}")
+    if getattr(args, "errant_mode", None) is not None:
+        extra.append(f"mode={args.errant_mode}")
+    return [*args.option, *extra]
 
 
 def build_metrics(args: argparse.Namespace) -> list[Metric]:
     from gecscope.cli._common import check_option_keys, make_metric
 
-    metrics = [make_metric(name, args.option, alone=False)
-               for name in args.metric or ["errant"]]
-    check_option_keys(args.option, metrics)
+    options = field_options(args)
+    metrics = [make_metric(name, options, alone=False) for name in args.metric or ["errant"]]
+    check_option_keys(options, metrics)
     return metrics
 
 

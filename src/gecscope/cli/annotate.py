@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from gecscope.cli._common import add_output_argument
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
 
@@ -22,7 +23,8 @@ def add_parser(sub: Any) -> None:
                    help="source (original) text file")
     p.add_argument("-c", "--cor", "-cor", dest="cor", nargs="+", required=True,
                    help="corrected text file(s); annotator ids follow their order")
-    p.add_argument("-o", "--out", "-out", dest="out", required=True, help="output M2 file")
+    add_output_argument(p, "output M2 file (errant's -out works too)", "--out", "-out",
+                        required=True)
     p.add_argument("--extractor", choices=["errant", "levenshtein"], default="errant")
     p.add_argument("--lev", "-lev", action="store_true",
                    help="ERRANT: plain Levenshtein alignment (errant_parallel -lev)")
@@ -50,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
         corpus = ErrantAnnotator(lev=args.lev, merge=args.merge).annotate_corpus(
             sources, cors, progress=progress)
         progress.close()
-    write_m2(args.out, corpus)
+    write_m2(args.output, corpus)
     if not args.quiet:
-        print(f"wrote {args.out}: {len(corpus)} sentences, {len(cors)} annotator(s) "
+        print(f"wrote {args.output}: {len(corpus)} sentences, {len(cors)} annotator(s) "
               f"in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0

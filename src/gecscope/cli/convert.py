@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from gecscope.cli._common import add_output_argument
+
 
 def _m2_to_ixml(args: argparse.Namespace) -> int:
     from gecscope.formats.imeasure_xml import iter_gold_xml, m2_to_gold, write_gold
@@ -68,7 +70,7 @@ def add_parser(sub: Any) -> None:
     for name, help_text, func, extra in CONVERSIONS:
         c = conv.add_parser(name, help=help_text, description=help_text)
         c.add_argument("input", help="input file")
-        c.add_argument("-o", "--output", help="output file (default: standard output)")
+        add_output_argument(c, "output file (default: standard output)")
         if extra is not None:
             extra(c)
         c.set_defaults(func=func)

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gecscope.cli._common import add_output_argument
 from gecscope.errors import ConfigError
 
 
@@ -21,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         description="Translate each sentence into pivot languages and back, merge the round "
                     "trips into a TERp lattice over the original and read a correction off it.")
     p.add_argument("--input", "-i", required=True, help="sentences, one per line ('-' = stdin)")
-    p.add_argument("--output", "-o", help="output file (one correction per line; default stdout)")
+    add_output_argument(p, "output file (one correction per line; default stdout)")
     p.add_argument("--output-dir", help="with several methods: write METHOD.txt files here")
     p.add_argument("--pivots", default=None,
                    help="comma-separated pivot languages (default: every Apertium pivot "

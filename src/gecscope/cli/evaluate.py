@@ -28,7 +28,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
                    help="output format on stdout (default: table); json follows the "
                         "versioned report schema (docs/reports.md)")
-    p.add_argument("--cat", type=int, choices=[1, 2, 3],
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="M2: print each sentence's chosen annotator and edits (m2scorer -v)")
+    p.add_argument("--cat", "-cat", type=int, choices=[1, 2, 3],
                    help="also print per-error-type tables: 1 operation, 2 main type, 3 full "
                         "type (metrics with typed edits, e.g. errant)")
     p.add_argument("--sentences", action="store_true",
@@ -84,8 +86,35 @@ def run(args: argparse.Namespace) -> int:
                           + f"\nsignature: {signature(m, data)}")
             if args.cat:
                 blocks.extend(category_tables(m, rows_res, args.cat))
+            if args.verbose or getattr(m.config, "verbose", False):
+                blocks.extend(verbose_blocks(m, rows_res))
     out.write("\n\n".join(blocks) + "\n")
     return 0
+
+
+def verbose_blocks(metric: Metric, results: list[SystemResult]) -> list[str]:
+    """m2scorer ``-v``-style listings: per sentence the annotator the corpus-order choice kept,
+    the proposed, gold and correct edits (``start end|||original|||correction``), the counts."""
+    from gecscope.metrics.m2 import M2Metric
+
+    if not isinstance(metric, M2Metric):
+        return []
+
+    def edits(es: Any) -> str:
+        return "; ".join(f"({a}, {b}) {o!r} -> {c!r}" for a, b, o, c in es) or "-"
+
+    out = []
+    for r in results:
+        lines = [f"-- {r.system}: {metric.name} per sentence (m2scorer -v) --"]
+        for d in metric.details(r.stats):
+            c, p, g = d.counts
+            lines.append(f"sentence {d.index + 1}  annotator {d.annotator}  "
+                         f"correct {c}  proposed {p}  gold {g}")
+            lines.append(f"  proposed: {edits(d.proposed)}")
+            lines.append(f"  gold:     {edits(d.gold)}")
+            lines.append(f"  correct:  {edits(d.correct)}")
+        out.append("\n".join(lines))
+    return out
 
 
 def sentence_tsv(results: list[SystemResult]) -> str:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gecscope.cli._common import make_metric
+from gecscope.cli._common import add_output_argument, make_metric
 from gecscope.errors import ConfigError
 
 TOY = "gecscope.meta_eval.examples:CharLengthMetric"
@@ -106,8 +106,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--systems", default="base", help="SEEDA system set (default: base)")
     t.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
                    help="metric-tie rule of the sentence-level table")
-    t.add_argument("-o", "--output", default="docs/meta-eval-table.md",
-                   help="Markdown file to write (default: docs/meta-eval-table.md; - = stdout)")
+    add_output_argument(t, "Markdown file to write (default: docs/meta-eval-table.md; "
+                           "- = stdout)", default="docs/meta-eval-table.md")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     t.set_defaults(func=run_table)
     p.set_defaults(func=lambda args: _usage(p))
