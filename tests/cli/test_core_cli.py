@@ -234,3 +234,24 @@ def test_verbose_lists_the_chosen_annotator_and_edits(capsys, flag: list[str]) -
     assert listed[0] == "sentence 1  annotator 0  correct 3  proposed 3  gold 3"
     assert "  correct:  (1, 2) 'has' -> ''; (8, 9) 'buyed' -> 'bought'; (10, 11) 'apple' -> " \
         "'apples'" in out.splitlines()
+
+
+@pytest.mark.requires_spacy
+def test_errants_own_scripts_run_in_gecscopes_environment(capsys, tmp_path: Path) -> None:
+    # errant_parallel used to crash here: its model name is installed under another name
+    pytest.importorskip("errant")
+    theirs, ours = tmp_path / "errant.m2", tmp_path / "gecscope.m2"
+    assert main(["errant", "parallel", "-orig", str(DEMO / "source.txt"), "-cor",
+                 str(DEMO / "careful.txt"), "-out", str(theirs)]) == 0
+    assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
+                 "--output", str(ours), "-q"]) == 0
+    assert theirs.read_text(encoding="utf-8") == ours.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["errant", "compare", "-hyp", str(theirs), "-ref",
+                 str(DEMO / "references.m2")]) == 0
+    printed = capsys.readouterr().out.split()
+    assert main(["evaluate", "-ref", str(DEMO / "references.m2"), "-hyp", str(ours),
+                 "--format", "json"]) == 0
+    f = json.loads(capsys.readouterr().out)["scores"][0]["fields"]
+    i = printed.index("F0.5")
+    assert printed[i + 1:i + 4] == [str(f["TP"]), str(f["FP"]), str(f["FN"])]

@@ -25,6 +25,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "gecscope.cli.usim",
     "gecscope.cli.correct",
     "gecscope.cli.demo",
+    "gecscope.cli.errant_tools",
 )
 
 
