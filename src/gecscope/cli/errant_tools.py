@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from gecscope._optional import require
     from gecscope.alignment.errant import SPACY_MODEL
 
-    spacy = require("spacy", "spacy", "errant's scripts")
+    spacy: Any = require("spacy", "spacy", "errant's scripts")
     require("errant", "spacy", "errant's scripts")
     original = spacy.load
 
