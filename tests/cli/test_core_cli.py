@@ -255,3 +255,41 @@ def test_errants_own_scripts_run_in_gecscopes_environment(capsys, tmp_path: Path
     f = json.loads(capsys.readouterr().out)["scores"][0]["fields"]
     i = printed.index("F0.5")
     assert printed[i + 1:i + 4] == [str(f["TP"]), str(f["FP"]), str(f["FN"])]
+
+
+def test_files_with_one_stem_keep_apart_and_repeated_names_are_refused(
+        capsys, tmp_path: Path) -> None:
+    # `AMU` and `AMU.detok` used to be two rows named "AMU"
+    plain = tmp_path / "careful"
+    plain.write_bytes((DEMO / "careful.txt").read_bytes())
+    assert main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp", str(plain),
+                 str(DEMO / "careful.txt"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["systems"] == ["careful", "careful.txt"]
+    assert main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp", str(plain),
+                 str(DEMO / "careful.txt"), "--name", "A", "A"]) == 64
+    assert "two systems are named 'A'" in capsys.readouterr().err
+
+
+def test_detokenised_hypothesis_is_flagged(capsys, tmp_path: Path) -> None:
+    # a detokenised output scored against tokenised references used to pass silently
+    import re
+
+    lines = (DEMO / "careful.txt").read_text(encoding="utf-8").splitlines()
+    detok = tmp_path / "careful.detok"
+    detok.write_text("\n".join(re.sub(r" ([.,!?]|n't)", r"\1", ln) for ln in lines) + "\n",
+                     encoding="utf-8")
+    assert main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
+                 str(DEMO / "careful.txt"), str(detok)]) == 0
+    warnings = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("gecscope: warning: careful.detok: ")
+    assert "looks detokenised" in warnings[0]
+
+
+def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys) -> None:
+    system_m2 = str(Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+                    / "references.m2")
+    rc = main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp", system_m2])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "this hypothesis M2 has 2 annotators (0, 1), like a reference file" in err

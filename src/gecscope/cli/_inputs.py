@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -64,14 +65,31 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if not args.ref and not args.source:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
+    from gecscope.checks import m2_role_warning, system_names, tokenisation_warning
+
     data = EvalData(tuple(args.ref), args.source)
-    names = args.name or [None] * len(args.hyp)
+    names = args.name or system_names(args.hyp)
     if len(names) != len(args.hyp):
         raise ConfigError(f"--name gives {len(names)} names for {len(args.hyp)} hypotheses")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ConfigError(f"two systems are named {repeated[0]!r}: give --name with one name "
+                          "per hypothesis file")
     n = len(data)
     origin = args.ref[0] if args.ref and data.m2 is not None else args.source
     hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
             for h, nm in zip(args.hyp, names)]
+    ref_annotators = data.m2.annotators if data.m2 is not None else ()
+    reference = data.references[0] if data.has_references else None
+    for h in hyps:
+        warnings = []
+        if h.m2 is not None:
+            warnings.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
+        if reference is not None:
+            warnings.append(tokenisation_warning(h.name, h.tokens, reference))
+        for w in warnings:
+            if w:
+                print(f"gecscope: warning: {w}", file=sys.stderr)
     return data, hyps
 
 

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                           + f"\nsignature: {signature(m, data)}")
             if args.cat:
                 blocks.extend(category_tables(m, rows_res, args.cat))
-            if args.verbose or getattr(m.config, "verbose", False):
+            if getattr(args, "verbose", False) or getattr(m.config, "verbose", False):
                 blocks.extend(verbose_blocks(m, rows_res))
     out.write("\n\n".join(blocks) + "\n")
     return 0
