@@ -63,3 +63,34 @@ def system_names(paths: Sequence[str | Path]) -> list[str]:
     names = [Path(p).name if stems.count(s) > 1 and str(p) != "-" else s
              for p, s in zip(paths, stems, strict=True)]
     return [str(p) if names.count(n) > 1 else n for p, n in zip(paths, names, strict=True)]
+
+
+_ERRANT_TYPE = re.compile(r"^(?:[MRU]:[A-Z]+(?::[A-Z]+)?|UNK)$")
+
+
+def errant_typed(types: Sequence[str]) -> bool:
+    """Whether most of these edit types are ERRANT's (``R:NOUN:NUM``, ``M:DET``, ``UNK``)."""
+    types = [t for t in types if t and t != "noop"]
+    return bool(types) and sum(1 for t in types if _ERRANT_TYPE.match(t)) >= len(types) / 2
+
+
+def type_set_warning(system: str, reference_types: Sequence[str],
+                     hypothesis_types: Sequence[str]) -> str | None:
+    """A warning when the references and the hypothesis are typed in different schemes
+    (NUCLE's ``ArtOrDet``, ``Nn`` in the official CoNLL-2014 M2 against ERRANT's
+    ``R:NOUN:NUM`` of an ERRANT-annotated hypothesis): hits and misses then fall into the
+    references' types, false positives into the hypothesis', and no row means anything."""
+    if not reference_types or not hypothesis_types:
+        return None
+    ref, hyp = errant_typed(reference_types), errant_typed(hypothesis_types)
+    if ref == hyp:
+        return None
+    def scheme(types: Sequence[str], errant: bool) -> str:
+        if errant:
+            return "ERRANT's types"
+        return "types such as " + ", ".join(sorted({t for t in types if t and t != "noop"})[:3])
+
+    return (f"{system}: the references use {scheme(reference_types, ref)}, the hypothesis "
+            f"{scheme(hypothesis_types, hyp)}, so the per-type "
+            "table is meaningless; re-annotate the references with ERRANT first: "
+            "gecscope annotate --retype REF.m2 --output REF.errant.m2 (errant_m2 -auto)")

@@ -293,3 +293,22 @@ def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys) -> None:
     assert rc == 0
     err = capsys.readouterr().err
     assert "this hypothesis M2 has 2 annotators (0, 1), like a reference file" in err
+
+
+def test_per_type_table_warns_when_the_type_schemes_differ(capsys, tmp_path: Path) -> None:
+    # NUCLE-typed gold against an ERRANT-typed hypothesis used to give a silent, meaningless table
+    import re
+
+    text = (DEMO / "references.m2").read_text(encoding="utf-8")
+    nucle = tmp_path / "nucle.m2"
+    nucle.write_text(re.sub(r"\|\|\|[RMU]:[A-Z:]+\|\|\|", "|||Nn|||", text), encoding="utf-8")
+    hyp = tmp_path / "careful.m2"
+    assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
+                 "--output", str(hyp), "-q"]) == 0
+    assert main(["evaluate", "-r", str(nucle), "--hyp", str(hyp), "--cat", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "the references use types such as Nn, the hypothesis ERRANT" in err
+    assert "annotate --retype" in err
+    assert main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp),
+                 "--cat", "2"]) == 0
+    assert "per-type table is meaningless" not in capsys.readouterr().err

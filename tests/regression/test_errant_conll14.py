@@ -98,3 +98,26 @@ def test_categories_match_errant(conll14: Path, refs: EvalData) -> None:
     actual = [sum(v[i] for v in cats.values()) for i in range(3)]
     assert actual == [
         cs.fields["TP"], cs.fields["FP"], cs.fields["FN"]]
+
+
+@pytest.mark.slow
+@pytest.mark.requires_spacy
+@pytest.mark.parametrize("flags", [["-auto"], ["-gold"], ["-gold", "-no_min", "-old_cats"]])
+def test_retype_equals_errant_m2(conll14: Path, tmp_path: Path, flags: list[str]) -> None:
+    # errant 3.0.2's own errant_m2, run here on the first 150 sentences of the NUCLE-typed
+    # official gold (Um detection edits and two annotators included), against
+    # `gecscope annotate --retype`; both write M2 text, compared byte for byte
+    from gecscope.cli.main import main
+
+    blocks = (conll14 / "official-2014.combined.m2").read_text(encoding="utf-8").split("\n\n")
+    gold = tmp_path / "gold150.m2"
+    gold.write_text("\n\n".join(blocks[:150]) + "\n\n", encoding="utf-8")
+    theirs, ours = tmp_path / "errant.m2", tmp_path / "gecscope.m2"
+    assert main(["errant", "m2", *flags, str(gold), "-out", str(theirs)]) == 0
+    ours_flags = {"-auto": [], "-gold": ["--gold"], "-no_min": ["--no-min"],
+                  "-old_cats": ["--old-cats"]}
+    argv = ["annotate", "--retype", str(gold), "--output", str(ours), "-q"]
+    for f in flags:
+        argv += ours_flags[f]
+    assert main(argv) == 0
+    assert ours.read_bytes() == theirs.read_bytes()

@@ -128,3 +128,17 @@ def test_bad_config() -> None:
         ErrantMetric(mode="xx")
     with pytest.raises(ConfigError):
         ErrantMetric(beta=0)
+
+
+def test_category_levels_keep_non_errant_types_whole() -> None:
+    # errant_compare cuts every type like "R:NOUN": NUCLE's "Nn" became "N" and "" (a row with
+    # no name) at levels 1 and 2
+    from gecscope.metrics.errant import category_table
+
+    cats = {"R:NOUN:NUM": [3, 1, 2], "M:DET": [1, 0, 0], "Nn": [2, 0, 5], "": [0, 1, 0],
+            "UNK": [0, 0, 1]}
+    assert category_table(cats, 1) == {"R": [3, 1, 2], "M": [1, 0, 0], "Nn": [2, 0, 5],
+                                       "(untyped)": [0, 1, 0], "UNK": [0, 0, 1]}
+    assert category_table(cats, 2) == {"NOUN:NUM": [3, 1, 2], "DET": [1, 0, 0], "Nn": [2, 0, 5],
+                                       "(untyped)": [0, 1, 0], "UNK": [0, 0, 1]}
+    assert category_table(cats, 3)["(untyped)"] == [0, 1, 0]

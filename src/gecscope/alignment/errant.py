@@ -91,6 +91,64 @@ class ErrantAnnotator:
             self._edits[key] = cached
         return cached
 
+    def retype_corpus(self, corpus: Corpus, *, auto: bool = True, minimise: bool = True,
+                      old_types: bool = False,
+                      progress: Callable[[int], None] | None = None) -> Corpus:
+        """Re-annotate a gold M2 with ERRANT, as ``errant_m2`` does: ``auto`` re-extracts each
+        annotator's edits from the corrected sentence (``-auto``), otherwise the annotators'
+        own spans are kept and only classified (``-gold``; ``minimise``, ``old_types`` are its
+        ``-no_min`` and ``-old_cats`` inverted and as is). Detection edits (``Um``, ``UNK``)
+        are kept unminimised with their pseudo correction, annotators are written in the order
+        of their ids as text, and an annotator whose edits cancel out gets no line, all as
+        errant 3.0.2 does. Needed to compare ERRANT-typed hypotheses with NUCLE-typed gold
+        (CoNLL-2014) by error type."""
+        sources = [" ".join(s.source) for s in corpus]
+        texts: list[str] = [t for t in sources if t]
+        plans: list[list[tuple[int, str | None, list[tuple[int, int, int, int, Edit]]]]] = []
+        for s in corpus:
+            plan: list[tuple[int, str | None, list[tuple[int, int, int, int, Edit]]]] = []
+            for ann in sorted(s.annotations, key=lambda a: str(a.annotator)):
+                if not ann.edits:
+                    plan.append((ann.annotator, None, []))
+                    continue
+                cor, spans = apply_gold_edits(s.source, ann.edits)
+                plan.append((ann.annotator, " ".join(cor), spans))
+                texts.append(" ".join(cor))
+                texts.extend(" ".join(e.correction) for *_, e in spans
+                             if e.type in DETECTION_TYPES)
+            plans.append(plan)
+        self.parse_many(texts)
+        out: list[Sentence] = []
+        for s, src, plan in zip(corpus, sources, plans, strict=True):
+            anns: list[Annotation] = []
+            orig = self.doc(src) if src else None
+            for annotator, cor_text, spans in plan:
+                if cor_text is None or orig is None:
+                    anns.append(Annotation(annotator, ()))
+                    continue
+                cor = self.doc(cor_text)
+                edits: list[Edit] = []
+                for o_s, o_e, c_s, c_e, e in spans:
+                    if e.type in DETECTION_TYPES:
+                        imported = self._errant.import_edit(orig, cor, [o_s, o_e, c_s, c_e, e.type],
+                                                            min=False, old_cat=old_types)
+                        edits.append(Edit(imported.o_start, imported.o_end, e.correction,
+                                          imported.type))
+                    elif not auto:
+                        imported = self._errant.import_edit(orig, cor, [o_s, o_e, c_s, c_e, e.type],
+                                                            minimise, old_types)
+                        edits.append(Edit(imported.o_start, imported.o_end,
+                                          tuple(t.text for t in imported.c_toks), imported.type))
+                if auto:
+                    edits = sorted([*edits, *self.annotate_pair(src, cor_text)],
+                                   key=lambda e: (e.start, e.end))
+                if edits:
+                    anns.append(Annotation(annotator, tuple(edits)))
+            out.append(Sentence(s.source, tuple(anns)))
+            if progress is not None:
+                progress(1)
+        return Corpus(tuple(out), corpus.path)
+
     def annotate_corpus(self, sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]],
                         progress: Callable[[int], None] | None = None) -> Corpus:
         """One M2 sentence per source with an annotation per correction file.
@@ -132,6 +190,26 @@ class ErrantAnnotator:
             if progress is not None:
                 progress(1)
         return Corpus(tuple(out))
+
+
+DETECTION_TYPES = frozenset({"Um", "UNK"})
+
+
+def apply_gold_edits(source: Tokens, edits: Sequence[Edit]
+                     ) -> tuple[Tokens, list[tuple[int, int, int, int, Edit]]]:
+    """The corrected tokens of one annotator and each edit's span in them, as ``errant_m2``
+    computes them: edits in (start, end) order, applied one after the other with a running
+    offset; a detection edit (``Um``, ``UNK``) leaves its tokens unchanged."""
+    cor = list(source)
+    spans = []
+    offset = 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        toks = list(source[e.start:e.end]) if e.type in DETECTION_TYPES else list(e.correction)
+        cor[e.start + offset:e.end + offset] = toks
+        c_start = e.start + offset
+        spans.append((e.start, e.end, c_start, c_start + len(toks), e))
+        offset += len(toks) - (e.end - e.start)
+    return tuple(cor), spans
 
 
 def _trim(cache: dict[Any, Any], keep: int) -> None:

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from gecscope.cli._common import add_output_argument
+from gecscope.errors import ConfigError
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
 
@@ -19,10 +20,21 @@ def add_parser(sub: Any) -> None:
                     "line, space-tokenised) and write the typed edits as M2. The default "
                     "extractor is ERRANT (output identical to errant_parallel); "
                     "'levenshtein' needs no spaCy.")
-    p.add_argument("-s", "--source", "-orig", dest="source", required=True,
+    p.add_argument("-s", "--source", "-orig", dest="source",
                    help="source (original) text file")
-    p.add_argument("-c", "--cor", "-cor", dest="cor", nargs="+", required=True,
+    p.add_argument("-c", "--cor", "-cor", dest="cor", nargs="+",
                    help="corrected text file(s); annotator ids follow their order")
+    p.add_argument("--retype", metavar="M2",
+                   help="instead of -s/-c: re-annotate this gold M2 with ERRANT, as errant_m2 "
+                        "-auto does (e.g. NUCLE-typed CoNLL-2014 gold, for per-type tables "
+                        "against ERRANT-typed hypotheses)")
+    p.add_argument("--gold", "-gold", action="store_true",
+                   help="--retype: keep the annotators' spans and only classify them "
+                        "(errant_m2 -gold)")
+    p.add_argument("--no-min", "-no_min", dest="no_min", action="store_true",
+                   help="--retype --gold: do not minimise spans (errant_m2 -no_min)")
+    p.add_argument("--old-cats", "-old_cats", dest="old_cats", action="store_true",
+                   help="--retype --gold: keep the old types (errant_m2 -old_cats)")
     add_output_argument(p, "output M2 file (errant's -out works too)", "--out", "-out",
                         required=True)
     p.add_argument("--extractor", choices=["errant", "levenshtein"], default="errant")
@@ -39,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     from gecscope.cli._common import Progress
 
     t0 = time.perf_counter()
+    if args.retype:
+        return _retype(args, t0)
+    if not args.source or not args.cor:
+        raise ConfigError("give the source (-s) and the corrected file(s) (-c), or a gold M2 "
+                          "to re-annotate (--retype)")
     sources = read_tokens(args.source)
     cors = [read_tokens(c, expected=len(sources), expected_from=args.source) for c in args.cor]
     if args.extractor == "levenshtein":
@@ -56,4 +73,27 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"wrote {args.output}: {len(corpus)} sentences, {len(cors)} annotator(s) "
               f"in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return 0
+
+
+def _retype(args: argparse.Namespace, t0: float) -> int:
+    from gecscope.alignment.errant import ErrantAnnotator
+    from gecscope.cli._common import Progress
+    from gecscope.formats.m2 import read_m2
+
+    if args.source or args.cor:
+        raise ConfigError("--retype reads the sources from the M2: leave out -s and -c")
+    if args.extractor != "errant":
+        raise ConfigError("--retype re-annotates with ERRANT (--extractor errant)")
+    corpus = read_m2(args.retype)
+    progress = Progress(len(corpus), "re-annotating", args.quiet)
+    out = ErrantAnnotator(lev=args.lev, merge=args.merge).retype_corpus(
+        corpus, auto=not args.gold, minimise=not args.no_min, old_types=args.old_cats,
+        progress=progress)
+    progress.close()
+    write_m2(args.output, out)
+    if not args.quiet:
+        print(f"wrote {args.output}: {len(out)} sentences re-annotated with ERRANT "
+              f"({'gold spans' if args.gold else 'automatic edits'}) in "
+              f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0

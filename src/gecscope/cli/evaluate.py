@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
     results = evaluate_all(metrics, data, hyps, args.quiet)
+    if (args.cat or args.html or args.format == "json") and any(r.score.categories
+                                                                for r in results):
+        warn_type_schemes(data, hyps)  # per-type tables are shown
     report = write_reports(args, data, hyps, results, metrics)
     out = sys.stdout
     if args.format == "json":
@@ -90,6 +93,21 @@ def run(args: argparse.Namespace) -> int:
                 blocks.extend(verbose_blocks(m, rows_res))
     out.write("\n\n".join(blocks) + "\n")
     return 0
+
+
+def warn_type_schemes(data: Any, hyps: list[Any]) -> None:
+    """Warn (stderr) when reference and hypothesis edits are typed in different schemes."""
+    from gecscope.checks import type_set_warning
+
+    if data.m2 is None:  # plain-text references are annotated with ERRANT, as hypotheses are
+        return
+    ref_types = [e.type for s in data.m2 for a in s.annotations for e in a.edits]
+    for h in hyps:
+        hyp_types = ([e.type for s in h.m2 for a in s.annotations for e in a.edits]
+                     if h.m2 is not None else ["R:OTHER"])  # text: annotated with ERRANT
+        warning = type_set_warning(h.name, ref_types, hyp_types)
+        if warning:
+            print(f"gecscope: warning: {warning}", file=sys.stderr)
 
 
 def verbose_blocks(metric: Metric, results: list[SystemResult]) -> list[str]:

@@ -127,12 +127,19 @@ def compare(hyp: dict[Key, list[str]], ref: dict[Key, list[str]],
 
 
 def category_table(cats: Mapping[str, Sequence[int]], level: int) -> dict[str, list[int]]:
-    """Per-type counts at ERRANT's level 1 (operation), 2 (main type) or 3 (full type)."""
-    if level == 3:
-        return {k: list(v) for k, v in cats.items()}
+    """Per-type counts at ERRANT's level 1 (operation), 2 (main type) or 3 (full type).
+
+    A type that is not ERRANT's ``OP:TYPE`` (``UNK``, NUCLE's ``Nn``, an empty type) is kept
+    whole at every level: errant_compare cuts it like an ERRANT type, which turns ``Nn`` into
+    ``N`` at level 1 and an empty name at level 2."""
     out: dict[str, list[int]] = {}
     for cat, cnt in cats.items():
-        name = cat if cat == UNK_TYPE else (cat[0] if level == 1 else cat[2:])
+        if level == 3:
+            out[cat or "(untyped)"] = list(cnt)
+            continue
+        errant_like = len(cat) > 2 and cat[0] in "MRU" and cat[1] == ":"
+        name = cat if not errant_like else (cat[0] if level == 1 else cat[2:])
+        name = name or "(untyped)"
         acc = out.setdefault(name, [0, 0, 0])
         for i in range(3):
             acc[i] += cnt[i]
