@@ -8,7 +8,8 @@ repository), to draw 1,000 bootstrap resamples of every system through the vecto
 (exact: the greedy best-reference choice is re-run on each resample), the same through the
 generic ``aggregate`` path (timed on ``--slow-samples`` resamples and extrapolated), a full
 ``PairedTest`` ranking (bootstrap and approximate randomisation) and, with ``--m2``, the same
-for the M2 scorer on the official submissions and, with ``--cleme2``, for CLEME2.0.
+for the M2 scorer on the official submissions, with ``--cleme2`` for CLEME2.0 and with
+``--gleu`` for GLEU.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def main() -> None:
     ap.add_argument("--m2", action="store_true", help="also benchmark the M2 scorer")
     ap.add_argument("--cleme2", action="store_true", help="also benchmark CLEME2.0 (corpus, "
                     "unweighted)")
+    ap.add_argument("--gleu", action="store_true", help="also benchmark GLEU (official M2's "
+                    "two annotators as references, 500 reference draws)")
     args = ap.parse_args()
     base = Path(args.data)
     from gecscope.metrics.errant import ErrantMetric
@@ -91,6 +94,13 @@ def main() -> None:
         hyps = [Hypothesis.from_file(base / "submissions" / s, s) for s in SYSTEMS]
         bench("m2 (official-2014.combined.m2)", M2Metric(), data, hyps, args.samples,
               args.slow_samples)
+    if args.gleu:
+        from gecscope.metrics.gleu import GLEUMetric
+
+        data = EvalData((str(base / "official-2014.combined.m2"),))
+        hyps = [Hypothesis.from_file(base / "submissions" / s, s) for s in SYSTEMS]
+        bench("gleu (official-2014.combined.m2 annotators as references)", GLEUMetric(), data,
+              hyps, args.samples, min(args.slow_samples, 5))
 
 
 if __name__ == "__main__":

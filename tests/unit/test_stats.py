@@ -252,3 +252,27 @@ def test_cleme2_fast_path_matches_aggregate_on_conll(conll_errant) -> None:
             assert set(fast) >= {"Hit", "Wrong", "Under", "Over"}
             assert {k: v.tolist() for k, v in fast.items()} == \
                 {k: v.tolist() for k, v in slow.items()}, (name, opts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("draw", ["py2", "py3"])
+def test_gleu_fast_path_matches_aggregate_on_jfleg(shared_data: Path, draw: str) -> None:
+    # GLEU had no fast path: 1,000 resamples cost about 15 CPU-minutes per system
+    from gecscope.metrics.gleu import GLEUMetric
+
+    d = shared_data / "jfleg" / "dev"
+    data = EvalData(tuple(str(d / f"dev.ref{k}") for k in range(4)), str(d / "dev.src"))
+    metric = GLEUMetric(draw=draw, iterations=60)
+    a = metric.sentence_stats(data, Hypothesis.from_file(d / "dev.spellchecked.src"))
+    b = metric.sentence_stats(data, Hypothesis.from_file(d / "dev.src"))
+    idx = np.random.default_rng(9).integers(0, len(data), size=(5, len(data)))
+    fast = bootstrap_samples(metric, a, indices=idx, fields=True)
+    slow = bootstrap_samples(metric, a, indices=idx, fields=True, fast=False)
+    assert set(fast) == {"value", "GLEU", "std", "ci_low", "ci_high"}
+    assert {k: v.tolist() for k, v in fast.items()} == {k: v.tolist() for k, v in slow.items()}
+    # paired tests stack the two systems' statistics: same results either way
+    fast_ar = approximate_randomisation(metric, a, b, n_samples=4, seed=2)
+    slow_ar = approximate_randomisation(metric, a, b, n_samples=4, seed=2, fast=False)
+    assert fast_ar == slow_ar
+    fast_pb = paired_bootstrap(metric, a, b, n_samples=4, seed=2)
+    assert fast_pb == paired_bootstrap(metric, a, b, n_samples=4, seed=2, fast=False)

@@ -200,6 +200,17 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
         return Score(self.name, mean, {"GLEU": mean, "std": std, "ci_low": lo, "ci_high": hi},
                      main="GLEU", details=details)
 
+    def resampling(self) -> Any:
+        """The vectorised resampling path (:mod:`gecscope.metrics.gleu_fast`), equal to
+        ``aggregate`` on every resample; ``None`` without numpy."""
+        import importlib.util
+
+        if importlib.util.find_spec("numpy") is None:  # pragma: no cover - stats extra
+            return None
+        from gecscope.metrics.gleu_fast import GLEURows
+
+        return GLEURows(self.config.iterations, self.config.draw)
+
     def sentence_details(self, stats: Sequence[GLEUSentenceStats]
                          ) -> list[tuple[float, float, float, float]]:
         """Per sentence: mean, std and 95% interval of its GLEU over the references."""
@@ -211,3 +222,4 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
     def sentence_values(self, stats: Sequence[GLEUSentenceStats]) -> list[float]:
         """Sentence GLEU: mean over the references (smoothed for the official variant)."""
         return [d[0] for d in self.sentence_details(stats)]
+

@@ -34,6 +34,7 @@ from gecscope.stats.resample import (
     interval_from_samples,
     make_rng,
     percentile_interval,
+    rows_path,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,8 +93,11 @@ def _pair_scorer(metric: Metric, a: Scorer, b: Scorer) -> Scorer:
     joint.stats = a.stats + b.stats
     joint.main = a.main
     joint.table = None
+    joint.rows = None
     if a.table is not None and b.table is not None:
         joint.table = CountTable.stack([a.table, b.table])
+    elif a.rows is not None and b.rows is not None:
+        joint.rows = rows_path(metric, joint.stats)
     return joint
 
 
@@ -231,7 +235,8 @@ class PairedTest:
         """
         s = self.systems[system]
         if s.samples is None:
-            if self.fast and len(self.systems) > 1:
+            if len(self.systems) > 1 and all(t.scorer.table is not None
+                                             for t in self.systems.values()):
                 self._all_samples()
             else:
                 out = s.scorer.values(self.indices, fields=True)

@@ -56,6 +56,17 @@ def fast_path(metric: Metric) -> ResamplingCounts | None:
     return metric.resampling()
 
 
+def rows_path(metric: Metric, stats: Sequence[Any]
+              ) -> Callable[[np.ndarray], dict[str, np.ndarray]] | None:
+    """The metric's own vectorised scorer of index rows (:class:`ResamplingRows`), for
+    metrics whose corpus score is not a choice among count vectors (GLEU's reference draws)."""
+    impl = fast_path(metric)
+    if impl is None or not hasattr(impl, "rows_scorer"):
+        return None
+    scorer: Callable[[np.ndarray], dict[str, np.ndarray]] = impl.rows_scorer(stats)
+    return scorer
+
+
 @dataclass
 class CountTable:
     """A system's per-sentence candidate counts, shape ``(n, C, k)`` (NaN = no candidate)."""
@@ -122,7 +133,7 @@ class CountTable:
     @classmethod
     def from_metric(cls, metric: Metric, stats: Sequence[Any], main: str) -> CountTable | None:
         impl = fast_path(metric)
-        if impl is None:
+        if impl is None or not hasattr(impl, "resample_counts"):
             return None
         return cls(impl.resample_counts(stats), impl.score_counts, main, tuple(impl.tiebreak),
                    impl.select_counts, tuple(impl.monotone))
@@ -259,19 +270,26 @@ class Scorer:
             main = metric.aggregate(self.stats).main if self.stats else "score"
         self.main = main
         self.table: CountTable | None = None
+        self.rows: Callable[[np.ndarray], dict[str, np.ndarray]] | None = None
         if fast:
             self.table = CountTable.from_metric(metric, self.stats, self.main)
+            if self.table is None:
+                self.rows = rows_path(metric, self.stats)
 
     @property
     def fast(self) -> bool:
-        return self.table is not None
+        return self.table is not None or self.rows is not None
 
     def values(self, rows: np.ndarray, fields: bool = False) -> dict[str, np.ndarray]:
         """``{field: (B,) array}``; only the headline (key ``"value"``) unless ``fields``."""
         np = _np()
         rows = np.atleast_2d(rows)
-        if self.table is not None:
-            out = self.table.scores(rows)
+        if self.table is not None or self.rows is not None:
+            if self.table is not None:
+                out = self.table.scores(rows)
+            else:
+                assert self.rows is not None
+                out = self.rows(rows)
             res = {"value": out[self.main]}
             if fields:
                 res.update(out)
