@@ -32,7 +32,7 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,14 +201,12 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
                      main="GLEU", details=details)
 
     def resampling(self) -> Any:
-        """The vectorised resampling path (:mod:`gecscope.metrics.gleu_fast`), equal to
-        ``aggregate`` on every resample; ``None`` without numpy."""
+        """The vectorised resampling path (:class:`GLEURows`), equal to ``aggregate`` on
+        every resample; ``None`` without numpy."""
         import importlib.util
 
         if importlib.util.find_spec("numpy") is None:  # pragma: no cover - stats extra
             return None
-        from gecscope.metrics.gleu_fast import GLEURows
-
         return GLEURows(self.config.iterations, self.config.draw)
 
     def sentence_details(self, stats: Sequence[GLEUSentenceStats]
@@ -223,3 +221,88 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
         """Sentence GLEU: mean over the references (smoothed for the official variant)."""
         return [d[0] for d in self.sentence_details(stats)]
 
+
+def _iteration_gleu(totals: Any, out: Any) -> None:
+    """``out[b, j]`` = :func:`gleu_from_stats` of ``totals[b, j, :]`` (unsmoothed), for the
+    resampling path; compiled with numba when installed (same ``math`` functions)."""
+    n_b, n_j, width = totals.shape
+    n_orders = (width - 2) // 2
+    for b in range(n_b):
+        for j in range(n_j):
+            positive = True
+            for c in range(width):
+                if totals[b, j, c] <= 0:
+                    positive = False
+                    break
+            if not positive:
+                out[b, j] = 0.0
+                continue
+            c_len = totals[b, j, 0]
+            r_len = totals[b, j, 1]
+            log_prec = 0.0
+            for k in range(n_orders):
+                log_prec += math.log(totals[b, j, 2 + 2 * k] / totals[b, j, 3 + 2 * k])
+            log_prec = log_prec / n_orders
+            out[b, j] = math.exp(min(0.0, 1.0 - r_len / c_len) + log_prec)
+
+
+class GLEURows:
+    """GLEU's resampling fast path: the corpus GLEU of many resamples at once, equal to
+    :meth:`GLEUMetric.aggregate` on each resample (rows of sentence indices in, Score fields
+    per row out).
+
+    A resample of ``n`` sentences is scored as ``aggregate`` scores any list of ``n``
+    sentences: in draw ``j`` the sentence at position ``i`` takes reference
+    ``draw_references(n, R, j)[i]``. The statistics are integers, so their sums (float64 matrix
+    products here, exact below 2**53) equal the slow path's; each draw's GLEU uses the same
+    ``math.log``/``math.exp`` and the mean, std and interval the same ``math.fsum``. Needs
+    numpy (imported when used).
+    """
+
+    def __init__(self, iterations: int, draw: str) -> None:
+        self.iterations = iterations
+        self.draw = draw
+
+    def rows_scorer(self, stats: Sequence[Any]) -> Callable[[Any], dict[str, Any]]:
+        """A function scoring ``(B, n)`` index rows into ``stats``: ``{field: (B,) array}``."""
+        import numpy as np
+
+        from gecscope._jit import jit
+
+        kernel = jit(_iteration_gleu)
+        table = np.asarray([s.refs for s in stats], dtype=np.float64)  # (N, R, W)
+        n_refs = table.shape[1]
+        iterations = self.iterations if n_refs > 1 else 1
+        picks: dict[int, Any] = {}
+
+        def score(rows: Any) -> dict[str, Any]:
+            rows = np.atleast_2d(rows)
+            n = rows.shape[1]
+            if n not in picks:
+                picks[n] = np.asarray([draw_references(n, n_refs, j, self.draw)
+                                       for j in range(iterations)])  # (J, n)
+            draws = picks[n]
+            masks = [(draws == k).astype(np.float64).T for k in range(n_refs)]  # (n, J)
+            width = table.shape[2]
+            fields: dict[str, list[float]] = {"GLEU": [], "std": [], "ci_low": [], "ci_high": []}
+            step = max(1, 4_000_000 // max(1, n * width))
+            for lo in range(0, rows.shape[0], step):
+                block = rows[lo:lo + step]
+                totals = np.zeros((len(block) * width, iterations))
+                for k in range(n_refs):
+                    # (b, n, W) -> (b * W, n) @ (n, J): each iteration's sums, one matrix product
+                    part = np.transpose(table[block, k, :], (0, 2, 1)).reshape(-1, n)
+                    totals += part @ masks[k]
+                totals = np.ascontiguousarray(
+                    np.transpose(totals.reshape(len(block), width, iterations), (0, 2, 1)))
+                values = np.empty(totals.shape[:2])
+                kernel(totals, values)
+                for row in values:
+                    mean, std, lo_ci, hi_ci = mean_std_ci(row.tolist())
+                    fields["GLEU"].append(mean)
+                    fields["std"].append(std)
+                    fields["ci_low"].append(lo_ci)
+                    fields["ci_high"].append(hi_ci)
+            return {k: np.asarray(v) for k, v in fields.items()}
+
+        return score
