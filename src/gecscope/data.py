@@ -423,8 +423,9 @@ class EvalData:
 
         def extract() -> Corpus:
             from gecscope.alignment.errant import shared_annotator
+            from gecscope.progress import tick
 
-            return shared_annotator().annotate_corpus(self.sources, [hyp.tokens])
+            return shared_annotator().annotate_corpus(self.sources, [hyp.tokens], progress=tick)
 
         return self.derived(hyp, "hyp-m2", extract)
 

@@ -53,14 +53,29 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     Returns one :class:`SystemResult` per (metric, system), metric-major, in the order given:
     the corpus :class:`~gecscope.metrics.base.Score`, the per-sentence statistics (for
     bootstrap and significance tests, :mod:`gecscope.stats`) and sentence scores.
-    ``progress`` is called with 1 after each result.
+    ``progress`` is called with numbers of sentences done (``len(data)`` per metric and
+    system in all): from inside the metrics that report as they go
+    (:func:`gecscope.progress.tick`), else once a result is complete.
     """
+    from gecscope.progress import reporting
+
     ms = make_metrics(metrics)
     hyps = make_hypotheses(hypotheses, tokenise)
     results = []
+    n = len(data)
     for metric in ms:
         for hyp in hyps:
-            results.append(metric.evaluate(data, hyp))
-            if progress is not None:
-                progress(1)
+            done = 0
+
+            def sink(k: int) -> None:
+                nonlocal done
+                k = min(k, n - done)  # never more than this result's sentences
+                done += k
+                if progress is not None and k > 0:
+                    progress(k)
+
+            with reporting(sink if progress is not None else None):
+                results.append(metric.evaluate(data, hyp))
+            if progress is not None and done < n:
+                progress(n - done)
     return results

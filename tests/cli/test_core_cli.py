@@ -312,3 +312,37 @@ def test_per_type_table_warns_when_the_type_schemes_differ(capsys, tmp_path: Pat
     assert main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp),
                  "--cat", "2"]) == 0
     assert "per-type table is meaningless" not in capsys.readouterr().err
+
+
+def test_progress_counts_sentences_from_inside_the_metrics() -> None:
+    # progress used to count systems (3 calls for 3 systems) and read "0/s"
+    from gecscope import evaluate
+    from gecscope.cli._common import Progress
+    from gecscope.data import EvalData, Hypothesis
+
+    data = EvalData((str(DEMO / "references.m2"),))
+    hyps = [Hypothesis.from_file(DEMO / f"{s}.txt") for s in ("careful", "cautious")]
+    calls: list[int] = []
+    evaluate(["m2", "gleu"], data, hyps, progress=calls.append)
+    assert sum(calls) == 2 * 2 * len(data)
+    assert calls.count(1) >= 2 * len(data)  # m2 reports sentence by sentence
+    bar = Progress(120, "scoring", unit="sentences")
+    bar.start -= 4.0
+    bar.done = 30
+    assert bar.line(bar.start + 4.0) == "scoring: 30/120 sentences (25%, 7.5/s, ETA 0:12)"
+
+
+def test_progress_flag_reports_to_a_log(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "gecscope", "evaluate", "-m", "m2", "-r",
+         str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt"), "--progress"],
+        capture_output=True, text=True, check=True)
+    assert "scoring: 12/12 sentences (100%" in run.stderr
+    quiet = subprocess.run(
+        [sys.executable, "-m", "gecscope", "evaluate", "-m", "m2", "-r",
+         str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt")],
+        capture_output=True, text=True, check=True)
+    assert "scoring" not in quiet.stderr

@@ -111,36 +111,64 @@ def convert(value: str, hint: Any, key: str) -> Any:
 
 
 class Progress:
-    """A one-line progress display on stderr, shown only on a terminal and after 2 seconds."""
+    """Progress on stderr: done/total, rate and time left. On a terminal one line rewritten in
+    place (after 2 seconds); elsewhere only with ``force`` (``--progress``), a line every 10
+    seconds, so logs stay readable."""
 
     def __init__(self, total: int, desc: str, quiet: bool = False,
-                 stream: TextIO | None = None) -> None:
+                 stream: TextIO | None = None, *, unit: str = "", force: bool = False) -> None:
         self.total = total
         self.desc = desc
+        self.unit = unit
         self.done = 0
         self.stream = stream or sys.stderr
-        self.enabled = not quiet and self.stream.isatty()
+        self.tty = self.stream.isatty()
+        self.enabled = not quiet and (self.tty or force)
         self.start = time.monotonic()
         self._last = 0.0
+        self._shown = False
+
+    def line(self, now: float | None = None) -> str:
+        """The progress text: ``desc: done/total unit (pct, rate/s, ETA m:ss)``."""
+        now = time.monotonic() if now is None else now
+        elapsed = max(now - self.start, 1e-9)
+        rate = self.done / elapsed
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        unit = f" {self.unit}" if self.unit else ""
+        text = f"{self.desc}: {self.done}/{self.total}{unit} ({pct:.0f}%"
+        if self.done:
+            shown = f"{rate:.0f}" if rate >= 10 else f"{rate:.2g}"
+            text += f", {shown}/s"
+            if self.done < self.total:
+                left = (self.total - self.done) / rate
+                text += f", ETA {int(left // 60)}:{int(left % 60):02d}"
+        return text + ")"
 
     def __call__(self, n: int = 1) -> None:
         self.done += n
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.start < 2.0 or now - self._last < 0.1:
-            return
+        if self.tty:
+            if now - self.start < 2.0 or now - self._last < 0.1:
+                return
+            self.stream.write("\r" + self.line(now) + "\033[K")
+        else:
+            if now - self._last < 10.0:
+                return
+            self.stream.write(self.line(now) + "\n")
         self._last = now
-        rate = self.done / max(now - self.start, 1e-9)
-        pct = 100.0 * self.done / self.total if self.total else 100.0
-        self.stream.write(f"\r{self.desc}: {self.done}/{self.total} ({pct:3.0f}%, "
-                          f"{rate:.0f}/s)")
+        self._shown = True
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled and time.monotonic() - self.start >= 2.0:
-            self.stream.write("\n")
-            self.stream.flush()
+        if not self.enabled:
+            return
+        if self.tty and self._shown:
+            self.stream.write("\r" + self.line() + "\033[K\n")
+        elif not self.tty:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
 
 
 def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

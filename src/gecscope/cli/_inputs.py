@@ -30,6 +30,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr even when it is not a terminal (logs, CI)")
     field = p.add_argument_group(
         "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
     field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
@@ -94,12 +96,13 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
-                 quiet: bool = False) -> list[SystemResult]:
+                 quiet: bool = False, force: bool = False) -> list[SystemResult]:
     """:func:`gecscope.evaluate` with a progress display."""
     from gecscope.cli._common import Progress
     from gecscope.evaluation import evaluate
 
-    progress = Progress(len(metrics) * len(hyps), "scoring", quiet)
+    progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,
+                        unit="sentences", force=force)
     try:
         return evaluate(metrics, data, hyps, progress=progress)
     finally:

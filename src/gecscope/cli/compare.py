@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ConfigError(f"two systems have the same name ({', '.join(names)}); give "
                           "distinct names with --name")
-    results = evaluate_all(metrics, data, hyps, args.quiet)
+    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False))
 
     def progress(msg: str) -> None:
         if not args.quiet and sys.stderr.isatty():

@@ -197,12 +197,15 @@ class IMeasureMetric(Metric[IMeasureSentence]):
     def sentence_stats_gold(self, gold: IMeasureGold, hyps: Sequence[Sequence[str]],
                             caches: list[dict[Any, Any]] | None = None) -> list[IMeasureSentence]:
         """Per-sentence statistics against an already loaded gold."""
+        from gecscope.progress import tick
+
         warn_without_kernel()
         out = []
         for i, (sent, hyp) in enumerate(zip(gold.sentences, hyps, strict=True)):
             opts = self.sentence_options(sent, hyp, caches[i] if caches is not None else None)
             best = best_index(opts, lambda o: self._key(o.counts))
             out.append(IMeasureSentence(tuple(opts), best or 0))
+            tick()
         return out
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[IMeasureSentence]:

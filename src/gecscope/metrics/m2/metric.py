@@ -203,9 +203,14 @@ class M2Metric(Metric[M2SentenceStats]):
         return out
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[M2SentenceStats]:
+        from gecscope.progress import tick
+
         gold = data.reference_edits()
-        return [self.score_sentence(sent.source, h, sent)
-                for sent, h in zip(gold.sentences, hyp.tokens, strict=True)]
+        out = []
+        for sent, h in zip(gold.sentences, hyp.tokens, strict=True):
+            out.append(self.score_sentence(sent.source, h, sent))
+            tick()
+        return out
 
     # -- corpus -------------------------------------------------------------------------------
 

@@ -139,9 +139,14 @@ class USimMetric(Metric[USimStats]):
             for old in [k for k in itertools.islice(cache, max(0, excess) + len(needed))
                         if k not in needed][:max(0, excess)]:
                 del cache[old]
+            from gecscope.progress import tick
+
             opts = self.config.options()
-            for toks, passage in zip(todo, parser.parse(todo), strict=True):
-                cache[toks] = USimGraph(passage, opts, labels)
+            for lo in range(0, len(todo), PARSE_CHUNK):  # in chunks, to report progress
+                chunk = todo[lo:lo + PARSE_CHUNK]
+                for toks, passage in zip(chunk, parser.parse(chunk), strict=True):
+                    cache[toks] = USimGraph(passage, opts, labels)
+                tick(len(chunk))
         return [cache[tuple(s)] for s in prepared]
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[USimStats]:
@@ -195,6 +200,7 @@ class USimMetric(Metric[USimStats]):
 _PARSERS: dict[tuple[str, str], Any] = {}
 #: Parsed graphs kept per evaluation (oldest dropped first).
 MAX_GRAPHS = 100_000
+PARSE_CHUNK = 256  # sentences parsed per call (progress is reported between calls)
 
 
 def _title(parser: str, approximate: bool) -> str:
