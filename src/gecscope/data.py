@@ -390,7 +390,7 @@ class EvalData:
         """Whether references were given (reference-less metrics need only the sources)."""
         if "references" in self.__dict__:
             return bool(self.__dict__["references"])
-        return bool(self.reference_paths) or "m2" in self.__dict__
+        return bool(self.reference_paths) or self.__dict__.get("m2") is not None
 
     def reference_edits(self) -> Corpus:
         """The gold edits: the reference M2, or plain-text references annotated with ERRANT

