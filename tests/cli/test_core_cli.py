@@ -346,3 +346,48 @@ def test_progress_flag_reports_to_a_log(tmp_path: Path) -> None:
          str(DEMO / "references.m2"), "--hyp", str(DEMO / "careful.txt")],
         capture_output=True, text=True, check=True)
     assert "scoring" not in quiet.stderr
+
+
+def test_one_interval_per_row(capsys) -> None:
+    # GLEU's row used to show the bootstrap interval next to its own over reference draws
+    refs = [str(DEMO / "ref0.txt"), str(DEMO / "ref1.txt")]
+    assert main(["evaluate", "-m", "gleu", "-r", *refs, "--source", str(DEMO / "source.txt"),
+                 "--hyp", str(DEMO / "careful.txt"), "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    header = next(ln for ln in out.splitlines() if ln.startswith("rank"))
+    assert header.split() == ["rank", "cluster", "system", "GLEU", "std"]
+    assert "its own interval (ci_low, ci_high" in out
+    assert main(["evaluate", "-m", "gleu", "-r", *refs, "--source", str(DEMO / "source.txt"),
+                 "--hyp", str(DEMO / "careful.txt")]) == 0
+    assert "ci_low" in capsys.readouterr().out  # without resampling, compute_gleu's columns
+
+
+def test_latex_and_markdown_tables(capsys) -> None:
+    argv = ["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
+            str(DEMO / "careful.txt"), str(DEMO / "cautious.txt")]
+    assert main([*argv, "--format", "latex"]) == 0
+    latex = capsys.readouterr().out.splitlines()
+    assert latex[1] == r"\begin{tabular}{lrrrrrr}"
+    assert "careful & 0.9449 & 24 & 0 & 7 & 1.0000 & 0.7742 \\\\" in latex
+    assert latex[-1].startswith("% signature: m:m2|")
+    assert main([*argv, "--format", "markdown", "--bootstrap", "20"]) == 0
+    md = capsys.readouterr().out.splitlines()
+    assert "| rank | cluster | system | F0.5 | TP | FP | FN | P | R |" in md
+    row = next(ln for ln in md if "| careful |" in ln)
+    assert row.startswith("| 1 | 1 | careful | 0.9449 [") and row.endswith("| 24 | 0 | 7 | 1.0000 | 0.7742 |")
+
+
+def test_cat_and_sentences_are_never_silently_ignored(capsys) -> None:
+    # --cat with a metric without types, and --sentences in the table format, used to print
+    # nothing more and say nothing; and both vanished from a bootstrap table
+    argv = ["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
+            str(DEMO / "careful.txt")]
+    assert main([*argv, "--cat", "2"]) == 0
+    assert "--cat: none of the selected metrics (m2) counts by error type" in \
+        capsys.readouterr().err
+    assert main([*argv, "--sentences", "--bootstrap", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "-- m2: sentence scores --" in out and "\n12  " in out
+    assert main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp",
+                 str(DEMO / "careful.txt"), "--cat", "1", "--bootstrap", "20"]) == 0
+    assert "-- careful: errant by error type (level 1) --" in capsys.readouterr().out

@@ -25,7 +25,8 @@ def add_parser(sub: Any) -> None:
                     "references with --source). One row per system.")
     add_eval_arguments(p)
     add_report_arguments(p)
-    p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
+    p.add_argument("--format", choices=["table", "json", "tsv", "markdown", "latex"],
+                   default="table",
                    help="output format on stdout (default: table); json follows the "
                         "versioned report schema (docs/reports.md)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -61,14 +62,26 @@ def run(args: argparse.Namespace) -> int:
             report = build_report(data, hyps, results, metrics, sentences=args.sentences)
         out.write(dumps_report(report, sentences=args.sentences) + "\n")
         return 0
-    if args.format == "table" and report is not None and report.resampling:
-        from gecscope.reports.text import colour_enabled, format_report
-
-        out.write(format_report(report, colour=colour_enabled(out)))
-        return 0
     by_metric: dict[str, list[SystemResult]] = {}
     for r in results:
         by_metric.setdefault(r.metric, []).append(r)
+    if args.cat and not any(r.score.categories for r in results):
+        print("gecscope: warning: --cat: none of the selected metrics "
+              f"({', '.join(m.name for m in metrics)}) counts by error type; errant does",
+              file=sys.stderr)
+    if args.format in ("markdown", "latex") or (
+            args.format == "table" and report is not None and report.resampling):
+        from gecscope.reports.model import build_report
+        from gecscope.reports.text import colour_enabled, format_report
+
+        if report is None:
+            report = build_report(data, hyps, results, metrics, sentences=args.sentences)
+        style = "plain" if args.format == "table" else args.format
+        text = format_report(report, colour=style == "plain" and colour_enabled(out),
+                             style=style)
+        extra = [b for m in metrics for b in extra_blocks(args, m, by_metric[m.name], style)]
+        out.write(text + ("\n" + "\n\n".join(extra) + "\n" if extra else ""))
+        return 0
     blocks = []
     for m in metrics:
         rows_res = by_metric[m.name]
@@ -87,12 +100,42 @@ def run(args: argparse.Namespace) -> int:
             title = rows_res[0].score.title or m.description or m.name
             blocks.append(f"== {m.name}: {title} ==\n" + render_table(header, rows)
                           + f"\nsignature: {signature(m, data)}")
-            if args.cat:
-                blocks.extend(category_tables(m, rows_res, args.cat))
-            if getattr(args, "verbose", False) or getattr(m.config, "verbose", False):
-                blocks.extend(verbose_blocks(m, rows_res))
+            blocks.extend(extra_blocks(args, m, rows_res, "plain"))
     out.write("\n\n".join(blocks) + "\n")
     return 0
+
+
+def heading(text: str, style: str) -> str:
+    """A sub-table title in the output style."""
+    return {"markdown": f"*{text}*", "latex": f"% {text}"}.get(style, f"-- {text} --")
+
+
+def extra_blocks(args: argparse.Namespace, metric: Metric, results: list[SystemResult],
+                 style: str) -> list[str]:
+    """What --cat, --sentences and -v add under a metric's scores, in the table ``style``."""
+    blocks = []
+    if args.cat:
+        blocks.extend(category_tables(metric, results, args.cat, style))
+    if args.sentences:
+        blocks.extend(sentence_tables(metric, results, style))
+    if style == "plain" and (getattr(args, "verbose", False)
+                             or getattr(metric.config, "verbose", False)):
+        blocks.extend(verbose_blocks(metric, results))
+    return blocks
+
+
+def sentence_tables(metric: Metric, results: list[SystemResult], style: str) -> list[str]:
+    """Sentence scores, one column per system (--sentences)."""
+    from gecscope.reports.text import render_table
+
+    if not results or results[0].sentence_scores is None:
+        return []
+    header = ["sentence", *(r.system for r in results)]
+    rows = [[i + 1, *(r.sentence_scores[i] if r.sentence_scores else None for r in results)]
+            for i in range(len(results[0].sentence_scores))]
+    gap = "\n\n" if style == "markdown" else "\n"
+    return [heading(f"{metric.name}: sentence scores", style) + gap
+            + render_table(header, rows, style=style)]
 
 
 def warn_type_schemes(data: Any, hyps: list[Any]) -> None:
@@ -145,7 +188,8 @@ def sentence_tsv(results: list[SystemResult]) -> str:
     return render_tsv(["metric", "system", "sentence", "score"], rows)
 
 
-def category_tables(metric: Metric, results: list[SystemResult], level: int) -> list[str]:
+def category_tables(metric: Metric, results: list[SystemResult], level: int,
+                    style: str = "plain") -> list[str]:
     from gecscope.metrics.counts import prf
     from gecscope.metrics.errant import category_table
     from gecscope.reports.text import render_table
@@ -159,6 +203,8 @@ def category_tables(metric: Metric, results: list[SystemResult], level: int) -> 
         table = category_table(cats, level)
         rows = [[k, v[0], v[1], v[2], *prf(v[0], v[1], v[2], beta)]
                 for k, v in sorted(table.items())]
-        blocks.append(f"-- {r.system}: {metric.name} by error type (level {level}) --\n"
-                      + render_table(["type", "TP", "FP", "FN", "P", "R", f"F{beta:g}"], rows))
+        gap = "\n\n" if style == "markdown" else "\n"
+        blocks.append(heading(f"{r.system}: {metric.name} by error type (level {level})", style)
+                      + gap + render_table(["type", "TP", "FP", "FN", "P", "R", f"F{beta:g}"],
+                                           rows, style=style))
     return blocks

@@ -34,14 +34,40 @@ def _pad(s: str, width: int, left: bool) -> str:
     return s + gap if left else gap + s
 
 
+STYLES = ("plain", "markdown", "latex")
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
 def render_table(header: Sequence[Any], rows: Sequence[Sequence[Any]], digits: int = 4, *,
-                 colour: bool = False, left: Sequence[int] = (0,)) -> str:
+                 colour: bool = False, left: Sequence[int] = (0,), style: str = "plain") -> str:
     """An aligned table; columns in ``left`` are left-aligned, the others right-aligned.
 
     Cells that are not strings are formatted by :func:`format_cells` (counts without
-    decimals, other floats with ``digits`` decimals)."""
+    decimals, other floats with ``digits`` decimals). ``style``: ``plain`` (terminal),
+    ``markdown`` (a pipe table) or ``latex`` (a booktabs ``tabular``, cells escaped)."""
     header = [str(h) for h in header]
     rows = format_cells(rows, digits)
+    if style == "markdown":
+        def line(cells: Sequence[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+        align = ["---" if i in left else "---:" for i in range(len(header))]
+        return "\n".join([line(header), "|" + "|".join(align) + "|", *map(line, rows)])
+    if style == "latex":
+        spec = "".join("l" if i in left else "r" for i in range(len(header)))
+        body = [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                          " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule",
+                          *body, r"\bottomrule", r"\end{tabular}"])
+    if style != "plain":
+        raise ValueError(f"unknown table style {style!r}; choose from {', '.join(STYLES)}")
     widths = [visible_len(h) for h in header]
     for r in rows:
         for i, c in enumerate(r):
@@ -102,8 +128,11 @@ def _score_cell(s: ScoreEntry | None, digits: int) -> str:
     return out
 
 
+OWN_INTERVAL = ("ci_low", "ci_high")
+
+
 def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
-                  digits: int = 4) -> str:
+                  digits: int = 4, style: str = "plain") -> str:
     """The scores as aligned tables followed by each metric's signature.
 
     One table per metric (all Score fields, the headline first, with the interval when
@@ -114,6 +143,7 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
         return "\n".join(f"{s.system}\t{s.metric}\t{fmt(s.value, digits)}"
                          for s in report.scores) + "\n"
     blocks: list[str] = []
+    hidden: list[str] = []
     for m in report.metrics:
         entries = [s for s in report.scores if s.metric == m.name]
         ranked = any(s.rank is not None for s in entries)
@@ -124,6 +154,11 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
             for k in s.fields:
                 if k != s.main and k not in names:
                     names.append(k)
+        if report.resampling and any(k in OWN_INTERVAL for k in names):
+            # one interval per row: the bootstrap one; a metric's own (GLEU's interval over
+            # reference draws) stays in the JSON output
+            names = [k for k in names if k not in OWN_INTERVAL]
+            hidden.append(m.name)
         header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
         field_cells = format_cells([[s.fields.get(k) for k in names] for s in entries], digits)
         rows = []
@@ -135,17 +170,28 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
             rows.append(row + cells)
         title = f"{m.name}" + (f" ({m.description})" if m.description else "")
         sig = f"signature: {m.signature}"
-        if colour:
+        if style == "markdown":
+            title, sig = f"**{title}**", f"`{sig}`"
+        elif style == "latex":
+            title, sig = f"% {title}", f"% {sig}"
+        elif colour:
             title, sig = BOLD + title + RESET, DIM + sig + RESET
         left = (2,) if ranked else (0,)
-        blocks.append("\n".join([title, render_table(header, rows, colour=colour, left=left),
-                                 sig]))
+        table = render_table(header, rows, colour=colour and style == "plain", left=left,
+                             style=style)
+        gap = "\n\n" if style == "markdown" else "\n"
+        blocks.append(f"{title}{gap}{table}{gap}{sig}")
     if report.resampling:
         r = report.resampling
         note = (f"{int(r['confidence'] * 100)}% intervals from {r['n_samples']} bootstrap "
                 f"resamples (seed {r['seed']}); clusters: not significantly different from the "
                 f"cluster's best system ({r['test']}, p >= {r['alpha']})")
-        blocks.append(DIM + note + RESET if colour else note)
+        if hidden:
+            note += (f"; {', '.join(hidden)}: its own interval (ci_low, ci_high: over reference "
+                     "draws, not resamples) is in the JSON output")
+        if style == "latex":
+            note = "% " + note
+        blocks.append(DIM + note + RESET if colour and style == "plain" else note)
     return "\n\n".join(blocks) + "\n"
 
 
