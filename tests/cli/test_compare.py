@@ -104,3 +104,13 @@ def test_report_arguments_for_evaluate(errant_dir: Path, tmp_path: Path) -> None
     args.html = args.json_out = None
     args.bootstrap = 0
     assert write_reports(args, data, hyps, results, metrics) is None
+
+
+def test_compare_as_a_markdown_table(capsys) -> None:
+    demo = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+    assert main(["compare", "-m", "m2", "-r", str(demo / "references.m2"), "--hyp",
+                 str(demo / "careful.txt"), str(demo / "cautious.txt"), "--bootstrap", "50",
+                 "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "| rank | cluster | system | F0.5 | 95% interval | vs | delta | p |" in lines
+    assert any(ln.startswith("| 1 | 1 | careful | 0.9449 | [") for ln in lines)

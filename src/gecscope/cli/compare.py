@@ -32,7 +32,8 @@ def add_parser(sub: Any) -> None:
                    help="significance level for the clusters (default: 0.05)")
     p.add_argument("--confidence", type=float, default=0.95,
                    help="confidence level of the intervals (default: 0.95)")
-    p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
+    p.add_argument("--format", choices=["table", "json", "tsv", "markdown", "latex"],
+                   default="table",
                    help="output format on stdout (default: table)")
     p.add_argument("--no-color", action="store_true", help="never colour the output")
     p.set_defaults(func=run)
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from gecscope.reports.text import colour_enabled, format_ranking
 
-        colour = not args.no_color and colour_enabled(out)
-        out.write(format_ranking(report, colour=colour, quiet=args.quiet))
+        style = "plain" if args.format == "table" else args.format
+        colour = style == "plain" and not args.no_color and colour_enabled(out)
+        out.write(format_ranking(report, colour=colour, quiet=args.quiet, style=style))
     return 0

@@ -196,7 +196,7 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
 
 
 def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
-                   digits: int = 4) -> str:
+                   digits: int = 4, style: str = "plain") -> str:
     """Systems ranked per metric with their cluster, interval and the test against the
     cluster's best system (the output of ``gecscope compare``)."""
     if quiet:
@@ -224,10 +224,16 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                          f"{c['p_value']:.4f}" if c else "-"])
         title = m.name + (f" ({m.description})" if m.description else "")
         sig = f"signature: {m.signature}"
-        if colour:
+        gap = "\n"
+        if style == "markdown":
+            title, sig, gap = f"**{title}**", f"`{sig}`", "\n\n"
+        elif style == "latex":
+            title, sig = f"% {title}", f"% {sig}"
+        elif colour:
             title, sig = BOLD + title + RESET, DIM + sig + RESET
-        blocks.append("\n".join([title, render_table(header, rows, colour=colour, left=(2, 5)),
-                                 sig]))
+        table = render_table(header, rows, colour=colour and style == "plain", left=(2, 5),
+                             style=style)
+        blocks.append(f"{title}{gap}{table}{gap}{sig}")
     if report.resampling:
         r = report.resampling
         test = "paired bootstrap" if r["test"] == "bootstrap" else "approximate randomisation"
@@ -235,5 +241,7 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                 f"significantly worse ({test}, {r['n_samples']} samples, seed {r['seed']}, "
                 f"p < {r['alpha']}); 'vs' is the best system of the cluster it was tested "
                 f"against.")
-        blocks.append(DIM + note + RESET if colour else note)
+        if style == "latex":
+            note = "% " + note
+        blocks.append(DIM + note + RESET if colour and style == "plain" else note)
     return "\n\n".join(blocks) + "\n"
