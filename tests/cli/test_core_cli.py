@@ -391,3 +391,12 @@ def test_cat_and_sentences_are_never_silently_ignored(capsys) -> None:
     assert main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp",
                  str(DEMO / "careful.txt"), "--cat", "1", "--bootstrap", "20"]) == 0
     assert "-- careful: errant by error type (level 1) --" in capsys.readouterr().out
+
+
+def test_output_into_a_missing_directory_is_a_clear_error(capsys, tmp_path: Path) -> None:
+    # used to end in a FileNotFoundError traceback from the temporary file
+    out = tmp_path / "no" / "such" / "refs.m2"
+    rc = main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "ref0.txt"),
+               "--output", str(out), "--extractor", "levenshtein", "-q"])
+    assert rc == 65
+    assert "does not exist" in capsys.readouterr().err and not out.parent.exists()

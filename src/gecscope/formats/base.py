@@ -83,7 +83,14 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
     """
     p = Path(path)
     directory = p.parent if str(p.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+    if not directory.is_dir():
+        raise FormatError(f"cannot write here: directory {str(directory)!r} does not exist", p)
+    if p.is_dir():
+        raise FormatError("is a directory, expected a file name to write", p)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+    except PermissionError:
+        raise FormatError(f"cannot write here: no permission in {str(directory)!r}", p) from None
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
