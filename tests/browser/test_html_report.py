@@ -365,3 +365,33 @@ def test_conll_report_pages_and_filters(conll14: Path, chromium: str, tmp_path: 
         # the per-type table of the metric's own counts is there, one column per system
         assert browser.js("document.querySelectorAll('section.types[data-table=\"errant\"] "
                           "thead th').length") == 4
+
+
+def test_interval_plot_and_significance_matrix(toy_page: tuple) -> None:
+    browser, report = toy_page
+    for m in report.metrics:
+        scores = [s for s in report.scores if s.metric == m.name]
+        points = browser.js(
+            f"Array.prototype.map.call(document.querySelectorAll('#significance svg[aria-label^="
+            f"\"{m.name}:\"] circle.point'), function(c){{return c.querySelector('title')"
+            ".textContent;})")
+        assert len(points) == len(scores) and all(p.split(":")[0] in report.systems
+                                                  for p in points)
+        # the plot draws the interval of every system, best first
+        ranked = sorted(scores, key=lambda s: (s.rank, -s.value))
+        assert [p.split(":")[0] for p in points] == [s.system for s in ranked]
+        cells = browser.js(
+            f"Array.prototype.map.call(document.querySelectorAll('table.sigmatrix[data-metric="
+            f"\"{m.name}\"] tbody td'), function(td){{return [td.className, td.title];}})")
+        n = len(scores)
+        assert len(cells) == n * n
+        alpha = report.resampling["alpha"]
+        for c in report.pairwise:
+            if c["metric"] != m.name:
+                continue
+            label = f"{c['system_a']} − {c['system_b']} = {c['delta']:+.4f}, p = {c['p_value']:.4f}"
+            (cls,) = [k for k, title in cells if title == label]
+            want = "not-sig" if c["p_value"] >= alpha else (
+                "sig-better" if c["delta"] > 0 else "sig-worse")
+            assert cls == want
+    assert browser.js("document.querySelector('nav a[href=\"#significance\"]') !== null")

@@ -157,6 +157,79 @@ def disentangled_chart(report: Report, metric: str) -> str | None:
     return "".join(parts)
 
 
+def interval_chart(report: Report, metric: str) -> str | None:
+    """Inline SVG: each system's score as a dot on its bootstrap interval, best first, the
+    first cluster in green; None without intervals."""
+    rows = sorted((s for s in report.scores if s.metric == metric and s.interval),
+                  key=lambda s: (s.rank or 0, -(s.value or 0.0)))
+    if not rows:
+        return None
+    lo = min(float(s.interval["low"]) for s in rows if s.interval)
+    hi = max(float(s.interval["high"]) for s in rows if s.interval)
+    pad = (hi - lo) * 0.05 or 0.01
+    lo, hi = lo - pad, hi + pad
+    label_w, plot_w, row_h = 120, 460, 22
+    height = 20 + row_h * len(rows) + 24
+
+    def x(v: float) -> float:
+        return label_w + plot_w * (v - lo) / (hi - lo)
+
+    main = rows[0].main
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ci-chart" role="img" '
+              f'width="{label_w + plot_w + 20}" height="{height}" aria-label="{_e(metric)}: '
+              f'{_e(main)} of each system with its bootstrap interval">')]
+    for t in range(6):
+        v = lo + (hi - lo) * t / 5
+        parts.append(f'<line x1="{x(v):.1f}" y1="12" x2="{x(v):.1f}" y2="{height - 18}" '
+                     f'class="grid"/><text x="{x(v):.1f}" y="{height - 6}" '
+                     f'text-anchor="middle">{v:.3f}</text>')
+    for j, s in enumerate(rows):
+        assert s.interval is not None
+        y = 22 + j * row_h
+        colour = COLOURS["tp"] if s.cluster == 1 else "#555"
+        a, b = float(s.interval["low"]), float(s.interval["high"])
+        parts.append(f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="sys">'
+                     f"{_e(s.system)}</text>"
+                     f'<line class="ci" x1="{x(a):.1f}" y1="{y}" x2="{x(b):.1f}" y2="{y}" '
+                     f'stroke="{colour}" stroke-width="2"/>'
+                     f'<circle class="point" cx="{x(s.value or 0.0):.1f}" cy="{y}" r="4" '
+                     f'fill="{colour}"><title>{_e(s.system)}: {_e(main)} {s.value or 0.0:.4f} '
+                     f"[{a:.4f}, {b:.4f}], cluster {s.cluster}</title></circle>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def significance_matrix(report: Report, metric: str) -> str | None:
+    """A table of paired-test p-values between every two systems (row minus column: the
+    delta's sign), shaded where p < alpha; None without pairwise tests."""
+    pairs = [c for c in report.pairwise if c["metric"] == metric]
+    if not pairs or report.resampling is None:
+        return None
+    alpha = float(report.resampling["alpha"])
+    order = [s.system for s in sorted((s for s in report.scores if s.metric == metric),
+                                      key=lambda s: (s.rank or 0, -(s.value or 0.0)))]
+    cell: dict[tuple[str, str], tuple[float, float]] = {}
+    for c in pairs:
+        cell[(c["system_a"], c["system_b"])] = (float(c["delta"]), float(c["p_value"]))
+        cell[(c["system_b"], c["system_a"])] = (-float(c["delta"]), float(c["p_value"]))
+    head = "".join(f'<th scope="col">{_e(s)}</th>' for s in order)
+    body = []
+    for a in order:
+        tds = []
+        for b in order:
+            if a == b:
+                tds.append('<td class="empty">–</td>')
+                continue
+            delta, p = cell[(a, b)]
+            sig = p < alpha
+            cls = ("sig-better" if delta > 0 else "sig-worse") if sig else "not-sig"
+            tds.append(f'<td class="{cls}" title="{_e(a)} − {_e(b)} = {delta:+.4f}, '
+                       f'p = {p:.4f}">{"+" if delta > 0 else "−"} {p:.3f}</td>')
+        body.append(f'<tr><th scope="row">{_e(a)}</th>{"".join(tds)}</tr>')
+    return (f'<table class="sigmatrix" data-metric="{_e(metric)}"><thead><tr><th>row vs column'
+            f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+
 def _type_tables(report: Report) -> str:
     blocks: list[str] = []
     for table, per_sys in report.per_type.items():
@@ -250,6 +323,8 @@ td.best{font-weight:600}td.empty{color:#bbb}
 .typetable td{min-width:42px}.scroll{overflow-x:auto}
 .sig code{word-break:break-all}summary h3{display:inline-block;cursor:pointer}
 .chart text{font-size:11px;fill:#333}.chart .grid{stroke:#e5e5e5}.chart .val{fill:#555;font-size:9px}
+.sigmatrix td.sig-better{background:#d9f0d3}.sigmatrix td.sig-worse{background:#fbd5d5}
+.sigmatrix td.not-sig{color:var(--muted)}
 #controls{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid #eee;z-index:1}
 #controls label{margin-right:12px}#controls input[type=search]{width:220px}
 .legend span{display:inline-block;margin-right:12px}
@@ -405,6 +480,20 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
         _overview(report), "</div>",
         "".join(_metric_table(report, m.name) for m in report.metrics), "</section>",
     ]
+    significance = []
+    for m in report.metrics:
+        plot, matrix = interval_chart(report, m.name), significance_matrix(report, m.name)
+        if plot is not None:
+            significance.append(f"<h3>{_e(m.name)}: {_e(m.main)} with 95% intervals</h3>"
+                                f'<div class="scroll">{plot}</div>')
+        if matrix is not None:
+            significance.append(f"<h3>{_e(m.name)}: paired tests between every two systems"
+                                "</h3><p class=\"meta\">Sign of row − column, then p; shaded "
+                                "where significant (green: the row system is better).</p>"
+                                f'<div class="scroll">{matrix}</div>')
+    if significance:
+        sections += ['<section id="significance"><h2>Intervals and significance</h2>',
+                     *significance, "</section>"]
     if charts:
         sections += ['<section id="disentangled"><h2>Hit, wrong, under and over-correction</h2>',
                      *charts, "</section>"]
@@ -432,6 +521,7 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
             f"<script>{JS}</script>",
         ]
     nav = ('<nav><a href="#scores">Scores</a>'
+           + ('<a href="#significance">Significance</a>' if significance else "")
            + ('<a href="#disentangled">CLEME2.0</a>' if charts else "")
            + '<a href="#types">Error types</a>'
            + ('<a href="#sentences">Sentences</a>' if report.sentences else "") + "</nav>")

@@ -47,6 +47,7 @@ def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
                     "field_intervals": s.field_intervals, "rank": s.rank,
                     "cluster": s.cluster} for s in report.scores],
         "comparisons": report.comparisons,
+        "pairwise": report.pairwise,
         "per_type": {table: {system: [_type_row(r) for r in rows]
                              for system, rows in per_sys.items()}
                      for table, per_sys in report.per_type.items()},

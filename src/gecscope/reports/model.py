@@ -11,6 +11,7 @@ per-sentence scores from ``SystemResult.sentence_scores``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,9 @@ class Report:
         "%Y-%m-%dT%H:%M:%SZ"))
     gecscope_version: str = __version__
     schema_version: str = SCHEMA_VERSION
+    #: Every pair of systems tested (bootstrap test only: its resamples are shared, so all
+    #: pairs cost little more than the ranking), for the significance matrix.
+    pairwise: list[dict[str, Any]] = field(default_factory=list)
 
     def score(self, system: str, metric: str) -> ScoreEntry | None:
         for s in self.scores:
@@ -251,6 +255,7 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                                 sig.short(), sig.long()))
     entries: list[ScoreEntry] = []
     comparisons: list[dict[str, Any]] = []
+    pairwise: list[dict[str, Any]] = []
     for name, rs in by_metric.items():
         m = metric_objs[name]
         ranks: dict[str, tuple[int, int]] = {}
@@ -269,6 +274,9 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
             for r in rs:
                 intervals[r.system] = (pt.interval(r.system),
                                        pt.field_intervals(r.system, r.score.fields))
+            if test == "bootstrap":
+                for a, b in itertools.combinations([r.system for r in rs], 2):
+                    pairwise.append({"metric": name, **_clean_dict(pt.compare(a, b).as_dict())})
         for r in rs:
             iv = intervals.get(r.system)
             rank, cluster = ranks.get(r.system, (None, None))
@@ -292,7 +300,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     inputs = {"references": list(data.reference_paths), "source": data.source_path,
               "hypotheses": {h.name: h.path for h in hyps}, "n_sentences": len(data),
               "warnings": warnings}
-    return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs)
+    return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
+                  pairwise=pairwise)
 
 
 def _plain_options(m: Metric) -> dict[str, Any]:
