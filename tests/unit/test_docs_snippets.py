@@ -37,3 +37,20 @@ def test_docs_snippets_run(page: str, capsys: pytest.CaptureFixture[str]) -> Non
         sys.modules.pop(module.__name__, None)
     out = capsys.readouterr().out
     assert "Traceback" not in out and out.strip()
+
+
+def test_every_metric_has_its_paper_and_gecscope_a_citation() -> None:
+    # there was no citation file and no table of the metrics with their papers
+    from gecscope.registry import list_metrics
+
+    root = Path(__file__).resolve().parents[2]
+    table = (root / "docs" / "metrics.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `([a-z0-9_]+)` \|", table, flags=re.MULTILINE)
+    assert sorted(listed) == sorted(list_metrics())
+    for row in (ln for ln in table.splitlines() if re.match(r"\| `[a-z0-9_]+` \|", ln)):
+        assert re.search(r"\(\d{4}\)", row), row  # a paper with its year
+    cff = (root / "CITATION.cff").read_text(encoding="utf-8")
+    assert cff.startswith("cff-version: 1.2.0") and "\ntitle: " in cff and "\nauthors:" in cff
+    version = re.search(r'^version = "(.+)"', (root / "pyproject.toml").read_text(),
+                        flags=re.MULTILINE)
+    assert version and f"\nversion: {version.group(1)}\n" in cff

@@ -266,6 +266,9 @@ def test_gleu_fast_path_matches_aggregate_on_jfleg(shared_data: Path, draw: str)
     a = metric.sentence_stats(data, Hypothesis.from_file(d / "dev.spellchecked.src"))
     b = metric.sentence_stats(data, Hypothesis.from_file(d / "dev.src"))
     idx = np.random.default_rng(9).integers(0, len(data), size=(5, len(data)))
+    from gecscope.stats.resample import Scorer
+
+    assert Scorer(metric, a).fast  # vectorised, not aggregate() per resample
     fast = bootstrap_samples(metric, a, indices=idx, fields=True)
     slow = bootstrap_samples(metric, a, indices=idx, fields=True, fast=False)
     assert set(fast) == {"value", "GLEU", "std", "ci_low", "ci_high"}
