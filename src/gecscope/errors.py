@@ -26,6 +26,18 @@ class FormatError(GecscopeError):
         super().__init__(f"{where}: {message}")
 
 
+class OutputError(GecscopeError):
+    """An output cannot be written (missing directory, a directory, no permission, disk full,
+    closed stream). Names the path; exit 73 (sysexits' EX_CANTCREAT)."""
+
+    exit_code = 73
+
+    def __init__(self, message: str, path: str | os.PathLike[str] | None = None):
+        self.message = message
+        self.path = str(path) if path is not None else None
+        super().__init__(f"{self.path or '<output>'}: {message}")
+
+
 class LengthMismatchError(GecscopeError):
     """Parallel inputs (source, hypotheses, references) have different numbers of sentences."""
 

@@ -194,7 +194,7 @@ def test_dash_o_is_never_an_output_file(capsys, tmp_path: Path, command: list[st
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as stop:
         main([*command, "-o", str(out)])
-    assert stop.value.code == 2
+    assert stop.value.code == 64
     assert "write the output file with --output" in capsys.readouterr().err
     assert not out.exists()
 
@@ -398,5 +398,5 @@ def test_output_into_a_missing_directory_is_a_clear_error(capsys, tmp_path: Path
     out = tmp_path / "no" / "such" / "refs.m2"
     rc = main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "ref0.txt"),
                "--output", str(out), "--extractor", "levenshtein", "-q"])
-    assert rc == 65
+    assert rc == 73
     assert "does not exist" in capsys.readouterr().err and not out.parent.exists()

@@ -101,3 +101,34 @@ def test_correct_bad_options(tmp_path, capsys):
     assert main(["correct", "--input", str(inp), "--backend", "nope"]) == 64
     assert "unknown translation backend" in capsys.readouterr().err
     assert main(["correct", "--input", str(tmp_path / "missing.txt")]) == 65
+
+
+def test_correct_reads_stdin_as_lines_split_on_newlines_only(monkeypatch, capsys):
+    # stdin used to be split on form feed, U+2028 and U+0085 too (3 lines in, 6 out), and
+    # invalid UTF-8 there ended in a traceback
+    import io
+    import sys
+
+    from gecscope.formats import base
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        text = "All is well .\fStill one line .\nA\u2028B .\nLast\u0085one .\n"
+        for data, want in ((text.encode(), 0), (b"caf\xe9 .\n", 65)):
+            base._STREAMS.clear()
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+            code = main(["correct", "--input", "-", "--backend", f"http:{url}", "--pivots",
+                         "es", "--method", "greedy", "--no-cache", "--no-synonyms"])
+            captured = capsys.readouterr()
+            assert code == want, captured.err
+            if want == 0:
+                rows = captured.out.rstrip("\n").split("\n")
+                assert len(rows) == 3  # three input lines, three corrections
+            else:
+                assert "is not valid UTF-8" in captured.err
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        base._STREAMS.clear()

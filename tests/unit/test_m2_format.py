@@ -175,3 +175,23 @@ def test_errant_references_write_back_byte_identical(conll14: Path, tmp_path: Pa
     write_m2(out, read_m2(src))
     assert out.read_text(encoding="utf-8").rstrip("\n") == src.read_text(
         encoding="utf-8").rstrip("\n")
+
+
+def test_tokens_m2_cannot_represent_are_refused(tmp_path: Path) -> None:
+    # a correction "cat||dog" used to be written as is and read back as two alternatives
+    from gecscope.formats.m2 import write_m2
+    from gecscope.types import Annotation, Corpus, Edit, Sentence
+
+    bad = Corpus((Sentence(("a", "cat"), (Annotation(0, (Edit(1, 2, ("cat||dog",), "R:NOUN"),)),)),))
+    out = tmp_path / "out.m2"
+    with pytest.raises(FormatError, match="sentence 1: token 'cat\\|\\|dog' contains"):
+        write_m2(out, bad)
+    assert not out.exists()
+
+
+def test_bad_command_line_exits_64() -> None:
+    from gecscope.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "--no-such-flag"])
+    assert stop.value.code == 64

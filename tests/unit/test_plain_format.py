@@ -61,3 +61,81 @@ def test_seeda_outputs_without_final_newline(shared_data: Path) -> None:
     for f in files:
         assert not f.read_bytes().endswith(b"\n")  # no final newline (data README)
         assert len(read_lines(f)) == 391
+
+
+# --- writing outputs: never replace what the path points to ----------------------------------
+
+def test_writing_to_a_fifo_writes_into_it(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from gecscope.formats.base import atomic_write
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text(encoding="utf-8")))
+    reader.start()
+    atomic_write(fifo, ["a b\n", "c\n"])
+    reader.join(timeout=10)
+    assert got == ["a b\nc\n"]
+    assert fifo.is_fifo()  # still a pipe, not replaced by a regular file
+
+
+def test_writing_through_a_symlink_keeps_the_link_and_the_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from gecscope.formats.base import atomic_write
+
+    target = tmp_path / "real.txt"
+    target.write_text("old\n", encoding="utf-8")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    atomic_write(link, ["new\n"])
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "real.txt"]
+
+
+def test_writing_to_dev_stdout_and_dash(capfd) -> None:
+    from gecscope.formats.base import atomic_write
+
+    atomic_write("-", ["to stdout\n"])
+    assert capfd.readouterr().out == "to stdout\n"
+    import os
+
+    if os.path.exists("/dev/stdout"):
+        atomic_write("/dev/stdout", ["via the device\n"])
+        assert capfd.readouterr().out == "via the device\n"
+
+
+def test_unwritable_outputs_are_typed_errors(tmp_path: Path) -> None:
+    import os
+
+    from gecscope.errors import OutputError
+    from gecscope.formats.base import atomic_write
+
+    with pytest.raises(OutputError, match="is a directory"):
+        atomic_write(tmp_path, ["x"])
+    with pytest.raises(OutputError, match="does not exist"):
+        atomic_write(tmp_path / "missing" / "f.txt", ["x"])
+    if os.geteuid() != 0:  # root may write anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        os.chmod(ro, 0o500)
+        with pytest.raises(OutputError, match="cannot write"):
+            atomic_write(ro / "f.txt", ["x"])
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OutputError, match="No space left"):
+            atomic_write("/dev/full", ["x" * 100_000])
+
+
+def test_nul_bytes_are_refused(tmp_path: Path) -> None:
+    # a UTF-16 file without BOM used to be read as text with NULs and scored as garbage
+    f = tmp_path / "utf16.txt"
+    f.write_bytes("a b\nc d\n".encode("utf-16-le"))
+    with pytest.raises(FormatError, match="NUL bytes") as err:
+        read_lines(f)
+    assert err.value.line == 1

@@ -58,10 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from gecscope.rtt.tokenize import detokenize, tokenize
     from gecscope.rtt.translator import CachedTranslator, RoundTripCache, make_translator
 
-    if args.input == "-":
-        lines = [ln.strip() for ln in sys.stdin.read().splitlines()]
-    else:
-        lines = read_lines(args.input)
+    lines = read_lines(args.input)  # '-' is stdin: split on newlines only, strict UTF-8
     methods = METHODS if args.method.strip().lower() == "all" else tuple(
         m for m in args.method.split(",") if m.strip())
     translator = make_translator(args.backend)

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from gecscope import __version__
 from gecscope.errors import GecscopeError
@@ -29,8 +30,16 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the exit code the README promises for a bad option: 64 (EX_USAGE), not 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(64, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gecscope",
         description="Evaluate, explain and compare grammatical error correction systems.",
     )

@@ -8,11 +8,14 @@ newline; all are accepted. Non-UTF-8 bytes and empty files are refused with a
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from gecscope.errors import FormatError
+from gecscope.errors import FormatError, OutputError
 
 PathLike = str | os.PathLike[str]
 
@@ -53,6 +56,10 @@ def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
     data = read_bytes(p)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise FormatError("contains NUL bytes: not UTF-8 text (a UTF-16 file? convert it with "
+                          "iconv -f UTF-16 -t UTF-8)", p, data[:nul].count(b"\n") + 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,32 +83,107 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
-    """Write ``chunks`` to ``path`` through a temporary file, so a failure leaves nothing half-written.
+_STDOUT_NAMES = frozenset({STDIN, "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+_STDERR_NAMES = frozenset({"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"})
 
-    ``chunks`` may be a generator that raises; the target is then left untouched.
+
+def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
+    """Write ``chunks`` to ``path`` so that a failure leaves nothing half-written.
+
+    A regular file (or a new one) is written through a temporary file in its directory and
+    renamed over it, keeping an existing file's permissions; a symbolic link is followed and
+    its target written that way. ``-``, devices (``/dev/stdout``, ``/dev/null``), FIFOs and
+    sockets are written in place: renaming over them would replace the device or pipe with a
+    regular file. ``chunks`` may be a generator that raises; the target is then left untouched
+    (special files excepted: what was sent is sent). SIGTERM during the write removes the
+    temporary file. Every failure is an :class:`~gecscope.errors.OutputError` naming the path.
     """
+    key = os.fspath(path)
+    if key in _STDOUT_NAMES:  # "-" as an output, or stdout by name: the stream itself
+        _write_stream(sys.stdout, chunks, "<stdout>" if key == STDIN else key)
+        return
+    if key in _STDERR_NAMES:
+        _write_stream(sys.stderr, chunks, key)
+        return
     p = Path(path)
+    if p.is_symlink():
+        p = p.resolve()
+    if p.exists() and not p.is_file() and not p.is_dir():  # device, FIFO, socket
+        try:
+            with open(p, "w", encoding="utf-8", newline="\n") as fh:
+                _write_stream(fh, chunks, str(p))
+        except OSError as exc:
+            raise OutputError(f"cannot write: {exc.strerror or exc}", p) from None
+        return
     directory = p.parent if str(p.parent) else Path(".")
     if not directory.is_dir():
-        raise FormatError(f"cannot write here: directory {str(directory)!r} does not exist", p)
+        raise OutputError(f"cannot write here: directory {str(directory)!r} does not exist", p)
     if p.is_dir():
-        raise FormatError("is a directory, expected a file name to write", p)
+        raise OutputError("is a directory, expected a file name to write", p)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
-    except PermissionError:
-        raise FormatError(f"cannot write here: no permission in {str(directory)!r}", p) from None
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
+    except OSError as exc:
+        raise OutputError(f"cannot write in {str(directory)!r}: {exc.strerror or exc}", p) from None
     try:
+        mode = stat.S_IMODE(p.stat().st_mode)
+    except OSError:  # a new file: the usual mode (mkstemp creates 0600)
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    previous = _terminate_as_exit()
+    try:
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             for chunk in chunks:
                 fh.write(chunk)
         os.replace(tmp, p)
+    except OSError as exc:
+        _unlink(tmp)
+        raise OutputError(f"cannot write: {exc.strerror or exc}", p) from None
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink(tmp)
         raise
+    finally:
+        _restore_terminate(previous)
+
+
+def _write_stream(fh: Any, chunks: Iterable[str], name: str) -> None:
+    try:
+        for chunk in chunks:
+            fh.write(chunk)
+        fh.flush()
+    except (OSError, ValueError) as exc:  # ValueError: a closed stream
+        raise OutputError(f"cannot write: {getattr(exc, 'strerror', None) or exc}", name) from None
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _terminate_as_exit() -> Any:
+    """While writing, turn SIGTERM into SystemExit so the temporary file is removed (only in
+    the main thread, where signal handlers can be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # pragma: no cover - not the main interpreter
+        return None
+
+
+def _restore_terminate(previous: Any) -> None:
+    import signal
+    import threading
+
+    if previous is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, previous)

@@ -119,7 +119,15 @@ def read_m2(path: PathLike) -> Corpus:
 
 
 def format_edit(edit: Edit, annotator: int) -> str:
-    """One ``A`` line; the empty correction is written as an empty field, as ERRANT does."""
+    """One ``A`` line; the empty correction is written as an empty field, as ERRANT does.
+
+    M2 has no escape for ``|``: a correction token containing ``||`` would read back as two
+    alternatives (and ``|||`` as another field), so such a token is refused (ValueError)."""
+    for c in edit.corrections:
+        for tok in c:
+            if "||" in tok:
+                raise ValueError(f"token {tok!r} contains '||', which M2 cannot represent "
+                                 "(it separates alternative corrections)")
     cor = "||".join(" ".join(c) for c in edit.corrections)
     req = "REQUIRED" if edit.required else "OPTIONAL"
     return f"A {edit.start} {edit.end}|||{edit.type}|||{cor}|||{req}|||{edit.comment}|||{annotator}"
@@ -146,5 +154,14 @@ def iter_m2(sentences: Iterable[Sentence]) -> Iterator[str]:
 
 
 def write_m2(path: PathLike, corpus: Corpus | Iterable[Sentence]) -> None:
-    """Write an M2 file atomically (nothing is left behind if producing a sentence fails)."""
-    atomic_write(path, iter_m2(corpus))
+    """Write an M2 file atomically (nothing is left behind if producing a sentence fails);
+    a token M2 cannot represent is a :class:`FormatError` naming the sentence, and nothing is
+    written."""
+    def blocks() -> Iterator[str]:
+        for i, s in enumerate(corpus, start=1):
+            try:
+                yield format_sentence(s)
+            except ValueError as exc:
+                raise FormatError(f"sentence {i}: {exc}", path) from None
+
+    atomic_write(path, blocks())
