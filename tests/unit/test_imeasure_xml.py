@@ -145,3 +145,34 @@ def test_treebank_retokenisation_of_corrections() -> None:
     gold = m2_to_gold(parse_m2("S a b\nA 0 1|||P|||x,y|||REQUIRED|||-NONE-|||0\n"),
                       retokenize="treebank")
     assert gold.sentences[0].errors[0].alternatives[0].corrections == (Correction(0, 1, "x , y"),)
+
+
+DTD_CASES = {
+    "internal": '<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY e "text">]>\n<x>&e;</x>\n',
+    "external": '<?xml version="1.0"?>\n<!DOCTYPE x SYSTEM "file:///etc/passwd">\n<x/>\n',
+    "plain doctype": '<!DOCTYPE x>\n<x/>\n',
+}
+
+
+@pytest.mark.parametrize("case", sorted(DTD_CASES))
+def test_every_xml_reader_refuses_dtds(tmp_path: Path, case: str) -> None:
+    # a document with a DTD used to be parsed, its external entities silently dropped
+    from gecscope.formats.appraise_xml import read_appraise
+    from gecscope.formats.imeasure_xml import read_gold
+    from gecscope.semantics.ucca import read_passage
+
+    f = tmp_path / "doc.xml"
+    f.write_text(DTD_CASES[case], encoding="utf-8")
+    for reader in (read_gold, read_passage, lambda p: read_appraise(p, index_base=0)):
+        with pytest.raises(FormatError, match="not allowed") as err:
+            reader(f)
+        assert err.value.path == str(f) and err.value.line == 2 - (case == "plain doctype")
+
+
+def test_deep_nesting_is_bounded(tmp_path: Path) -> None:
+    from gecscope.formats.imeasure_xml import read_gold
+
+    f = tmp_path / "deep.xml"
+    f.write_text("<a>" * 5000 + "</a>" * 5000, encoding="utf-8")
+    with pytest.raises(FormatError, match="nested 1001 deep"):
+        read_gold(f)

@@ -39,7 +39,10 @@ def read_appraise(path: PathLike, *, index_base: int) -> Judgments:
 
 def parse_appraise(text: str, *, index_base: int, path: str | None = None) -> Judgments:
     """Parse Appraise XML given as a string (see :func:`read_appraise`)."""
-    parser = expat.ParserCreate()
+    from gecscope.formats.xmltree import check_element, safe_parser
+
+    parser = safe_parser(path)
+    depth = 0
     items: list[RankingItem] = []
     current: dict[str, Any] | None = None
 
@@ -56,7 +59,9 @@ def parse_appraise(text: str, *, index_base: int, path: str | None = None) -> Ju
             raise fail(f"<{element}> {name}={value!r} is not an integer") from None
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal current
+        nonlocal current, depth
+        depth += 1
+        check_element(name, attrs, depth, path, parser.CurrentLineNumber)
         if name == "ranking-item":
             if current is not None:
                 raise fail("<ranking-item> inside another <ranking-item>")
@@ -84,7 +89,8 @@ def parse_appraise(text: str, *, index_base: int, path: str | None = None) -> Ju
             current["outputs"].append(RankedOutput(systems, rank))
 
     def end(name: str) -> None:
-        nonlocal current
+        nonlocal current, depth
+        depth -= 1
         if name == "ranking-item" and current is not None:
             items.append(RankingItem(current["sentence"], current["judge"],
                                      tuple(current["outputs"]), current["item_id"],
