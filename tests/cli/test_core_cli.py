@@ -400,3 +400,25 @@ def test_output_into_a_missing_directory_is_a_clear_error(capsys, tmp_path: Path
                "--output", str(out), "--extractor", "levenshtein", "-q"])
     assert rc == 73
     assert "does not exist" in capsys.readouterr().err and not out.parent.exists()
+
+
+@pytest.mark.parametrize(("metric", "option", "message"), [
+    ("m2", "beta=inf", "must be a finite number"),
+    ("imeasure", "w=nan", "must be a finite number"),
+    ("m2", "max_unchanged_words=99999999999999999999", "is out of range"),
+    ("gleu", "order=100000000000000000000", "order must be an integer from 1 to 10"),
+    ("cleme", "length_tp_min=-5", "must be >= 0"),
+])
+def test_option_values_out_of_range_are_refused(capsys, metric: str, option: str,
+                                                message: str) -> None:
+    # these used to end in tracebacks, NaN scores or exhausted memory
+    rc = main(["evaluate", "-m", metric, "-r", str(DEMO / "references.m2"), "--hyp",
+               str(DEMO / "careful.txt"), "-o", option])
+    assert rc == 64 and message in capsys.readouterr().err
+
+
+def test_bootstrap_count_is_bounded(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
+              str(DEMO / "careful.txt"), "--bootstrap", "100000000"])
+    assert stop.value.code == 64 and "between 0 and 100,000" in capsys.readouterr().err

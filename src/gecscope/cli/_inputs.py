@@ -110,9 +110,23 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
 
 
 
+MAX_SAMPLES = 100_000
+
+
+def _samples(text: str) -> int:
+    """``--bootstrap N``: 0 (none) to 100,000 resamples (each holds a row per sentence)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= n <= MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SAMPLES:,}, got {n}")
+    return n
+
+
 def add_report_arguments(p: argparse.ArgumentParser, bootstrap_default: int = 0) -> None:
     """``--html``, ``--json-out``, ``--bootstrap N`` and ``--seed`` (shared with evaluate)."""
-    p.add_argument("--bootstrap", type=int, default=bootstrap_default, metavar="N",
+    p.add_argument("--bootstrap", type=_samples, default=bootstrap_default, metavar="N",
                    help="bootstrap resamples for 95%% confidence intervals and significance "
                         f"clusters (default: {bootstrap_default}{'' if bootstrap_default else ', none'})")
     p.add_argument("--seed", type=int, default=12345,

@@ -66,6 +66,25 @@ class SystemResult:
     sentence_scores: list[float] | None = None
 
 
+MAX_OPTION_INT = 1_000_000  # no count-like option of any metric needs more
+
+
+def check_option_values(metric: str, config: Any) -> None:
+    """Refuse option values no metric can use: NaN or infinite numbers (they end in NaN scores
+    or tracebacks) and integers beyond :data:`MAX_OPTION_INT` (they exhaust memory)."""
+    import math
+
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ConfigError(f"{metric}: option {f.name} must be a finite number, not {v}")
+        if isinstance(v, int) and abs(v) > MAX_OPTION_INT:
+            raise ConfigError(f"{metric}: option {f.name}={v} is out of range (at most "
+                              f"{MAX_OPTION_INT:,} in absolute value)")
+
+
 class Metric(ABC, Generic[S]):
     """Base class, generic in the per-sentence statistics type ``S``.
 
@@ -100,6 +119,7 @@ class Metric(ABC, Generic[S]):
                 raise ConfigError(f"{self.name}: {exc}") from None
         elif options:
             config = dataclasses.replace(config, **options)
+        check_option_values(self.name, config)
         self.config = config
 
     # -- what every metric implements ----------------------------------------------------

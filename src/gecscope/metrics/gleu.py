@@ -111,6 +111,9 @@ def gleu_from_stats(stats: Sequence[int], smooth: bool = False) -> float:
     return math.exp(min(0.0, 1.0 - r / c) + log_prec)
 
 
+MAX_ORDER = 10  # n-gram order; GLEU uses 4
+
+
 def draw_references(n_sentences: int, n_refs: int, iteration: int, draw: str) -> list[int]:
     """The reference index of every sentence in one iteration (seed ``iteration * 101``)."""
     rng = random.Random(iteration * 101)
@@ -153,8 +156,9 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
         smooth_sentences: bool | None = None
 
         def __post_init__(self) -> None:
-            if not isinstance(self.order, int) or self.order < 1:
-                raise ConfigError(f"gleu: order must be a positive integer, not {self.order!r}")
+            if not isinstance(self.order, int) or not 1 <= self.order <= MAX_ORDER:
+                raise ConfigError(f"gleu: order must be an integer from 1 to {MAX_ORDER}, not "
+                                  f"{self.order!r}")
             if not isinstance(self.iterations, int) or self.iterations < 1:
                 raise ConfigError("gleu: iterations must be a positive integer, not "
                                   f"{self.iterations!r}")

@@ -178,6 +178,9 @@ class CLEMECommonConfig:
         for kind in ("tp", "fp", "fn"):
             lo = getattr(self, f"length_{kind}_min")
             hi = getattr(self, f"length_{kind}_max")
+            for name, v in ((f"length_{kind}_min", lo), (f"length_{kind}_max", hi)):
+                if v is not None and v < 0:
+                    raise ConfigError(f"{name} must be >= 0 (a chunk weight), got {v}")
             if lo is not None and hi is not None and lo > hi:
                 raise ConfigError(f"length_{kind}_min ({lo}) is larger than length_{kind}_max ({hi})")
         if self.sim_threads < 1:
