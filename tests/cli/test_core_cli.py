@@ -422,3 +422,25 @@ def test_bootstrap_count_is_bounded(capsys) -> None:
         main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp",
               str(DEMO / "careful.txt"), "--bootstrap", "100000000"])
     assert stop.value.code == 64 and "between 0 and 100,000" in capsys.readouterr().err
+
+
+def test_runaway_lines_are_refused_or_scored_as_the_source(capsys, tmp_path: Path) -> None:
+    # a system stuck in a loop (a 2,000-token line) used to make ERRANT and CLEME run for hours
+    lines = (DEMO / "careful.txt").read_text(encoding="utf-8").splitlines()
+    lines[4] = " ".join(["the", "a", ","] * 700)
+    hyp = tmp_path / "loop.txt"
+    hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["evaluate", "-m", "errant", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp)]
+    assert main(argv) == 65
+    assert f"{hyp}:5: has 2100 tokens, more than --max-tokens 1000" in capsys.readouterr().err
+    assert main([*argv, "--long-lines", "source", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "1 line(s) longer than 1000 tokens (first: line 5) scored as the unchanged source" \
+        in captured.err
+    sources = (DEMO / "source.txt").read_text(encoding="utf-8").splitlines()
+    same = tmp_path / "same.txt"
+    same.write_text("\n".join(lines[:4] + [sources[4]] + lines[5:]) + "\n", encoding="utf-8")
+    assert main(["evaluate", "-m", "errant", "-r", str(DEMO / "references.m2"), "--hyp",
+                 str(same), "--format", "json"]) == 0
+    want = json.loads(capsys.readouterr().out)["scores"][0]["fields"]
+    assert json.loads(captured.out)["scores"][0]["fields"] == want

@@ -30,6 +30,12 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    p.add_argument("--max-tokens", type=int, default=1000, metavar="N",
+                   help="refuse hypothesis lines longer than N tokens (a system stuck in a loop "
+                        "would make some metrics run for hours; default 1000, 0 = no limit)")
+    p.add_argument("--long-lines", choices=["error", "source"], default="error",
+                   help="a line over --max-tokens: stop with an error naming it (default), or "
+                        "score it as the unchanged source and say how many lines were")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (logs, CI)")
     field = p.add_argument_group(
@@ -81,6 +87,10 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     origin = args.ref[0] if args.ref and data.m2 is not None else args.source
     hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
             for h, nm in zip(args.hyp, names)]
+    limit = getattr(args, "max_tokens", 0) or 0
+    if limit > 0:
+        hyps = [_guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
+                for h in hyps]
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
     reference = data.references[0] if data.has_references and data.references else None
     for h in hyps:
@@ -93,6 +103,28 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
             if w:
                 print(f"gecscope: warning: {w}", file=sys.stderr)
     return data, hyps
+
+
+def _guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -> Hypothesis:
+    """Refuse (or, with ``action="source"``, replace by the source) hypothesis lines longer
+    than ``limit`` tokens; never a silent truncation."""
+    from gecscope.errors import FormatError
+
+    long = [i for i, toks in enumerate(hyp.tokens) if len(toks) > limit]
+    if not long:
+        return hyp
+    i = long[0]
+    if action == "error" or hyp.m2 is not None:
+        raise FormatError(f"has {len(hyp.tokens[i])} tokens, more than --max-tokens {limit} "
+                          f"({len(long)} such line(s)); raise the limit, or score such lines "
+                          "as the unchanged source with --long-lines source", hyp.path, i + 1)
+    tokens = list(hyp.tokens)
+    for k in long:
+        tokens[k] = tuple(data.sources[k])
+    print(f"gecscope: warning: {hyp.name}: {len(long)} line(s) longer than {limit} tokens "
+          f"(first: line {i + 1}) scored as the unchanged source (--long-lines source)",
+          file=sys.stderr)
+    return Hypothesis(hyp.name, tokens, None, hyp.path)
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
