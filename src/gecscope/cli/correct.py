@@ -78,7 +78,13 @@ def run(args: argparse.Namespace) -> int:
     lm = load_lm(args.lm) if set(config.methods) & LM_METHODS else None
     paraphrases = ParaphraseTable.from_file(args.paraphrases) if args.paraphrases else None
     corrector = RoundTripCorrector(translator, lm, config, paraphrases)
-    results = corrector.correct([tokenize(ln) for ln in lines])
+    from gecscope.cli._common import Progress
+    from gecscope.progress import reporting
+
+    progress = Progress(len(lines), "correcting", unit="sentences")  # on a terminal only
+    with reporting(progress):
+        results = corrector.correct([tokenize(ln) for ln in lines])
+    progress.close()
 
     def fmt(toks: tuple[str, ...]) -> str:
         return detokenize(toks) if args.detokenize else " ".join(toks)

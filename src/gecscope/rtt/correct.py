@@ -118,7 +118,13 @@ class RoundTripCorrector:
 
     def correct(self, sentences: Sequence[Sequence[str] | str]) -> list[Correction]:
         """Correct tokenised sentences (strings are tokenised first)."""
+        from gecscope.progress import tick
+
         toks = [tokenize(s) if isinstance(s, str) else tuple(s) for s in sentences]
         rts = self.round_trips(toks)
-        return [self.correct_from_round_trips(t, {p: rts[p][k] for p in self.config.pivots})
-                for k, t in enumerate(toks)]
+        out = []
+        for k, t in enumerate(toks):
+            out.append(self.correct_from_round_trips(t, {p: rts[p][k]
+                                                         for p in self.config.pivots}))
+            tick()
+        return out
