@@ -115,9 +115,10 @@ def _guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) 
         return hyp
     i = long[0]
     if action == "error" or hyp.m2 is not None:
+        how = ("raise the limit" if hyp.m2 is not None else "raise the limit, or score such "
+               "lines as the unchanged source with --long-lines source")
         raise FormatError(f"has {len(hyp.tokens[i])} tokens, more than --max-tokens {limit} "
-                          f"({len(long)} such line(s)); raise the limit, or score such lines "
-                          "as the unchanged source with --long-lines source", hyp.path, i + 1)
+                          f"({len(long)} such line(s)); {how}", hyp.path, i + 1)
     tokens = list(hyp.tokens)
     for k in long:
         tokens[k] = tuple(data.sources[k])
