@@ -1,0 +1,141 @@
+"""Property-based attacks on every reader: random mutations of valid files.
+
+Whatever bytes come in, a reader either returns a value or raises one of gecscope's typed
+errors (never a KeyError, IndexError, UnicodeDecodeError, RecursionError...), and what it
+accepts holds exactly as many sentences as the text has. Bounded (400 examples per
+reader, no deadline) so the suite stays fast; hypothesis's database is not used in CI.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis", reason="the fuzzing suite needs the dev extra")
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gecscope.errors import GecscopeError
+from gecscope.formats.appraise_xml import parse_appraise
+from gecscope.formats.base import split_lines
+from gecscope.formats.imeasure_xml import iter_gold_xml, m2_to_gold, parse_gold
+from gecscope.formats.m2 import parse_m2, read_m2
+from gecscope.formats.plain import read_lines
+from gecscope.semantics.ucca import Passage, parse_passage, passage_to_xml
+
+DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+M2_TEXT = (DEMO / "references.m2").read_text(encoding="utf-8")
+PLAIN_TEXT = (DEMO / "careful.txt").read_text(encoding="utf-8")
+GOLD_TEXT = "".join(iter_gold_xml(m2_to_gold(read_m2(DEMO / "references.m2"))))
+UCCA_TEXT = passage_to_xml(Passage.from_bracketed(
+    "7", "[H [A John] [P gave] [A [E a] [C book]] [A [R to] [C Mary]]] [U .]"))
+APPRAISE_TEXT = """<?xml version="1.0" encoding="UTF-8"?>
+<set id="t" source-language="eng" target-language="eng">
+  <ranking-item src-id="2" doc-id="INPUT" id="1" duration="00:01:00" user="ann1">
+    <translation system="A B" rank="1">x</translation>
+    <translation system="C" rank="2">y</translation>
+  </ranking-item>
+  <ranking-item src-id="1" doc-id="INPUT" id="2" duration="00:00:10" user="ann2">
+    <translation system="A" rank="2">x</translation>
+    <translation system="C" rank="1">y</translation>
+  </ranking-item>
+</set>
+"""
+
+SETTINGS = settings(max_examples=400, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+PIECES = st.sampled_from(["|||", "||", "\n", "\n\n", "A ", "S ", "-1", "<", ">", "</", "&",
+                          "&amp;", "\"", "'", "=", " ", "\r", "\x00", "\ufeff", "\u2028",
+                          "noop", "REQUIRED", "<!DOCTYPE x>", "]]>", "<![CDATA[", "99999"])
+
+
+@st.composite
+def mutated(draw: st.DrawFn, text: str) -> bytes:
+    """``text`` with a few random edits: deletions, insertions of format-relevant pieces or
+    random bytes, duplications, truncation."""
+    data = bytearray(text.encode("utf-8"))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["delete", "insert", "bytes", "duplicate", "truncate"]))
+        i = draw(st.integers(0, len(data)))
+        if op == "delete":
+            del data[i:i + draw(st.integers(1, 20))]
+        elif op == "insert":
+            data[i:i] = draw(PIECES).encode("utf-8")
+        elif op == "bytes":
+            data[i:i] = draw(st.binary(min_size=1, max_size=4))
+        elif op == "duplicate":
+            data[i:i] = data[i:i + draw(st.integers(1, 40))]
+        else:
+            del data[i:]
+    return bytes(data)
+
+
+def _write(tmp_path_factory: pytest.TempPathFactory, data: bytes, name: str) -> Path:
+    path = tmp_path_factory.mktemp("fuzz") / name
+    path.write_bytes(data)
+    return path
+
+
+@SETTINGS
+@given(data=mutated(M2_TEXT))
+def test_m2_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    path = _write(tmp_path_factory, data, "x.m2")
+    try:
+        corpus = read_m2(path)
+    except GecscopeError:
+        return
+    text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    assert len(corpus) == len(blocks)
+    assert len(parse_m2(text)) == len(corpus)
+
+
+@SETTINGS
+@given(data=mutated(PLAIN_TEXT))
+def test_plain_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    path = _write(tmp_path_factory, data, "x.txt")
+    try:
+        lines = read_lines(path)
+    except GecscopeError:
+        return
+    text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    assert len(lines) == len(split_lines(text)) == text.count("\n") + (not text.endswith("\n"))
+
+
+@SETTINGS
+@given(data=mutated(GOLD_TEXT))
+def test_imeasure_xml_reader(data: bytes) -> None:
+    try:
+        gold = parse_gold(data.decode("utf-8", errors="strict"))
+    except (GecscopeError, UnicodeDecodeError):  # decoding is read_text's job, tested there
+        return
+    # what was accepted is written back and read again unchanged
+    again = parse_gold("".join(iter_gold_xml(gold)))
+    assert again.sentences == gold.sentences
+
+
+@SETTINGS
+@given(data=mutated(UCCA_TEXT))
+def test_ucca_xml_reader(data: bytes) -> None:
+    try:
+        passage = parse_passage(data)
+    except GecscopeError:
+        return
+    xml = passage_to_xml(passage)
+    assert passage_to_xml(parse_passage(xml)) == xml  # written back and read again unchanged
+
+
+@SETTINGS
+@given(data=mutated(APPRAISE_TEXT))
+def test_appraise_xml_reader(data: bytes) -> None:
+    import xml.etree.ElementTree as ET
+
+    try:
+        judgments = parse_appraise(data.decode("utf-8"), index_base=1)
+    except (GecscopeError, UnicodeDecodeError):
+        return
+    # an independent count of the ranking items (ElementTree accepted what expat accepted)
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", data.decode("utf-8"))  # the declaration may lie
+    assert len(judgments.items) == sum(1 for _ in ET.fromstring(text).iter("ranking-item"))
