@@ -69,3 +69,55 @@ def test_empty_source_line_kept(annotator) -> None:
     assert len(corpus) == 2
     assert corpus[0].annotators == (0, 1)
     assert corpus[0].reference(1) == ("Hi",)
+
+
+def _spans(edits) -> list[tuple[int, int, int, int]]:
+    return [(e.o_start, e.o_end, e.c_start, e.c_end) for e in edits]
+
+
+def test_rule_merger_equals_errants_on_ordinary_and_degenerate_pairs(annotator) -> None:
+    # gecscope's merger (quadratic) against errant 3.0.2's own get_rule_edits (cubic), on the
+    # demo pairs, on runaway outputs and on random rewrites mixing case, punctuation,
+    # possessives, hyphens and determiners
+    import random
+
+    from errant.edit import Edit as ErrantEdit
+    from errant.en import merger as errant_merger
+
+    from gecscope.alignment.errant_merge import RuleMerger
+
+    demo = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+    sources = (demo / "source.txt").read_text(encoding="utf-8").splitlines()
+    pairs = [(s, c) for f in ("careful.txt", "cautious.txt", "rewriter.txt", "ref0.txt")
+             for s, c in zip(sources, (demo / f).read_text(encoding="utf-8").splitlines(),
+                             strict=True)]
+    pairs += [("I visited my friends house yesterday .", "I visited my friend 's house yesterday ."),
+              ("we went home , we slept well .", "we went home . We slept well ."),
+              ("the friends car , we said", "the friend 's car . We said"),
+              ("It is cats toy .", "It is the cat 's toy .")]  # possessive and case rules
+    pairs.append((sources[0], " ".join(["the", "a", ","] * 60)))
+    pairs.append((sources[1], " ".join(sources[1].split() * 8)))
+    rng = random.Random(4)
+    vocab = ["the", "a", "The", "friend", "friends", "'s", ",", ".", "-", "sub", "way", "subway",
+             "to", "eat", "eating", "has", "have", "gone", "went", "Cat", "cat", "we", "We",
+             "look", "at", "watch", "very", "big", "an", "apple", "apples", "is", "are", "!"]
+    for _ in range(300):
+        src = [rng.choice(vocab) for _ in range(rng.randint(2, 14))]
+        cor = list(src)
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(cor) + 1)
+            op = rng.random()
+            if op < 0.4 and cor:
+                cor[min(i, len(cor) - 1)] = rng.choice(vocab)
+            elif op < 0.7:
+                cor.insert(i, rng.choice(vocab))
+            elif cor:
+                del cor[min(i, len(cor) - 1)]
+        pairs.append((" ".join(src), " ".join(cor) or "x"))
+    engine = annotator._errant
+    for src, cor in pairs:
+        alignment = engine.align(annotator.doc(src), annotator.doc(cor), False)
+        theirs = _spans(errant_merger.get_rule_edits(alignment))
+        ours = _spans(ErrantEdit(alignment.orig, alignment.cor, list(op[1:]))
+                      for op in RuleMerger(alignment).edits())
+        assert ours == theirs, (src, cor)

@@ -227,3 +227,17 @@ def test_usim_of_every_parsed_graph_with_itself_is_one(parser, shared_data) -> N
     passages = parser.parse([line.split() for line in lines[:150]])
     below = [k for k, p in enumerate(passages) if usim(p, p).average != 1.0]
     assert below == []
+
+
+def test_runaway_sentences_are_parsed_in_bounded_pieces() -> None:
+    # a 2,000-token line without sentence punctuation took 54 s and 8.5 GB (quadratic span
+    # scores, cubic CKY); it is now parsed in pieces of at most MAX_CHUNK tokens
+    from gecscope.semantics.ucca_parser.data import MAX_CHUNK, inference_chunks
+
+    toks = ["the", "a", ","] * 100
+    chunks = inference_chunks(toks)
+    assert [off for off, _ in chunks] == list(range(0, 300, MAX_CHUNK))
+    assert [t for _, part in chunks for t in part] == toks
+    assert max(len(part) for _, part in chunks) == MAX_CHUNK
+    sentence = ["The", "dog", "barks", ".", "The", "cat", "sleeps", "."]  # ordinary input: cut as before
+    assert inference_chunks(sentence) == [(0, sentence[:4]), (4, sentence[4:])]

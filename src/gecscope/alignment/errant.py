@@ -78,13 +78,29 @@ class ErrantAnnotator:
             self.parse_many([text])
         return self._docs[text]
 
+    def _annotate(self, orig: Any, cor: Any) -> list[Any]:
+        """errant's ``annotate`` (align, merge, classify), with gecscope's quadratic
+        implementation of the rule-based merging (:mod:`.errant_merge`, same spans)."""
+        if self.merge != "rules":
+            return list(self._errant.annotate(orig, cor, self.lev, self.merge))
+        from errant.edit import Edit as ErrantEdit
+
+        from gecscope.alignment.errant_merge import RuleMerger
+
+        alignment = self._errant.align(orig, cor, self.lev)
+        edits = [ErrantEdit(alignment.orig, alignment.cor, list(op[1:]))
+                 for op in RuleMerger(alignment).edits()]
+        for e in edits:
+            self._errant.classify(e)
+        return edits
+
     def annotate_pair(self, source: str, correction: str) -> tuple[Edit, ...]:
         """Typed edits turning ``source`` into ``correction`` (both space-tokenised strings)."""
         key = (source, correction)
         cached = self._edits.get(key)
         if cached is None:
             orig, cor = self.doc(source), self.doc(correction)
-            raw = self._errant.annotate(orig, cor, self.lev, self.merge)
+            raw = self._annotate(orig, cor)
             cached = tuple(
                 Edit(e.o_start, e.o_end, tuple(t.text for t in e.c_toks), e.type) for e in raw)
             _trim(self._edits, self.max_cached - 1)
