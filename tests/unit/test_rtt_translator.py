@@ -273,3 +273,16 @@ def test_ctranslate2_and_argos_backends(marian_dir, tmp_path):
     got = argos.translate(sents, "en", "xx")
     assert got[1] == "" and got[0] and got[2]
     assert len(argos.round_trip(sents, "xx")) == 3
+
+
+def test_a_corrupt_round_trip_cache_is_set_aside_and_rebuilt(tmp_path) -> None:
+    # an unreadable cache file used to end every `correct` run in a sqlite3 traceback
+    from gecscope.rtt.translator import RoundTripCache
+
+    (tmp_path / "rtt-round-trips.sqlite").write_bytes(b"this is not a database" * 100)
+    with pytest.warns(RuntimeWarning, match="was unreadable; moved it"):
+        cache = RoundTripCache(tmp_path)
+    cache.put_many("apertium", "spa", [("a b", "a b .")])
+    assert cache.get_many("apertium", "spa", ["a b"]) == {"a b": "a b ."}
+    cache.close()
+    assert len(list(tmp_path.glob("rtt-round-trips.sqlite.corrupt-*"))) == 1

@@ -502,10 +502,29 @@ class RoundTripCache:
                           else default_cache_dir())
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "rtt-round-trips.sqlite"
-        self._db = sqlite3.connect(str(self.path))
-        self._db.execute("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, "
-                         "sentence TEXT, output TEXT, PRIMARY KEY (backend, pivot, sentence))")
-        self._db.commit()
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError:  # not a database, or damaged: keep it aside, start anew
+            import time
+            import warnings
+
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            os.replace(self.path, aside)
+            warnings.warn(f"the round-trip cache {self.path} was unreadable; moved it to {aside} "
+                          "and started an empty one", RuntimeWarning, stacklevel=2)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path))
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, "
+                       "sentence TEXT, output TEXT, PRIMARY KEY (backend, pivot, sentence))")
+            db.execute("SELECT COUNT(*) FROM round_trip").fetchone()
+            db.commit()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def get_many(self, backend: str, pivot: str, sentences: Sequence[str]) -> dict[str, str]:
         out: dict[str, str] = {}
