@@ -13,14 +13,11 @@ both directions.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import sqlite3
 import subprocess
-import urllib.error
-import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -409,23 +406,12 @@ class HttpTranslator(BaseTranslator):
         self._pivots = tuple(pivots) if pivots else None
 
     def _request(self, path: str, payload: dict[str, Any] | None = None) -> Any:
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
-        req = urllib.request.Request(self.url + path, data=data, method="POST" if data else "GET",
-                                     headers={"Content-Type": "application/json",
-                                              "Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                body = resp.read().decode("utf-8")
-        except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:300]
-            raise TranslationError(f"{self.url}{path}: HTTP {exc.code}: {detail}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise TranslationError(f"{self.url}{path}: cannot connect ({exc})") from None
-        try:
-            return json.loads(body)
-        except json.JSONDecodeError:
-            raise TranslationError(f"{self.url}{path}: answer is not JSON: {body[:200]!r}") \
-                from None
+        """JSON from the service: one deadline (``timeout``) for the whole request, retries
+        included; transient failures retried twice; the answer capped at 16 MB."""
+        from gecscope._http import request_json
+
+        return request_json(self.url + path, payload, deadline=self.timeout,
+                            error=TranslationError)  # the key travels in the payload
 
     def available_pivots(self) -> tuple[str, ...]:
         if self._pivots is None:

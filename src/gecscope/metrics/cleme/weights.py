@@ -18,12 +18,9 @@ Model-based weighers are imported only when asked for (extra ``sim`` for similar
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -273,22 +270,18 @@ class LLMWeigher:
                                 "temperature": self.temperature, "max_tokens": 8}
         if self.model:
             body["model"] = self.model
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, json.dumps(body).encode("utf-8"), headers)
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         self.requests += 1
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                payload = json.loads(resp.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            raise LLMResponseError(f"LLM endpoint {self.url} answered HTTP {exc.code}: "
-                                   f"{exc.read()[:200]!r}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise LLMResponseError(f"cannot reach the LLM endpoint {self.url}: {exc}; start an "
-                                   "OpenAI-compatible server or fix --option llm_url") from None
-        except json.JSONDecodeError:
-            raise LLMResponseError(f"LLM endpoint {self.url} did not answer JSON") from None
+        from gecscope._http import request_json
+
+        def failure(message: str) -> LLMResponseError:
+            if "cannot connect" in message:
+                message = (f"cannot reach the LLM endpoint: {message}; start an "
+                           "OpenAI-compatible server or fix --option llm_url")
+            return LLMResponseError(message)
+
+        payload = request_json(self.url, body, headers=headers, deadline=self.timeout,
+                               error=failure)
         try:
             return str(payload["choices"][0]["message"]["content"])
         except (KeyError, IndexError, TypeError):
