@@ -23,7 +23,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # quiet
         pass
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         type(self).calls += 1
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         mode = type(self).mode
