@@ -34,8 +34,6 @@ def read_bytes(path: PathLike, what: str = "a file") -> bytes:
     if key in _STREAMS:
         return _STREAMS[key]
     if key == STDIN:
-        import sys
-
         _STREAMS[key] = sys.stdin.buffer.read()
         return _STREAMS[key]
     p = Path(path)
