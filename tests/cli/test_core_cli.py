@@ -444,3 +444,41 @@ def test_runaway_lines_are_refused_or_scored_as_the_source(capsys, tmp_path: Pat
                  str(same), "--format", "json"]) == 0
     want = json.loads(capsys.readouterr().out)["scores"][0]["fields"]
     assert json.loads(captured.out)["scores"][0]["fields"] == want
+
+
+@pytest.mark.requires_spacy
+def test_annotate_jobs_gives_the_same_m2(monkeypatch, tmp_path: Path) -> None:
+    # --jobs runs ERRANT in worker processes (each loads spaCy once), chunks merged in order
+    pytest.importorskip("errant")
+    from gecscope.alignment import errant as errant_module
+
+    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)  # the demo is small
+    monkeypatch.setattr(errant_module, "CHUNK", 5)  # three chunks, merged in input order
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.m2"
+        assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
+                     str(DEMO / "rewriter.txt"), "--output", str(out), "--jobs", jobs,
+                     "-q"]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\nS ") == 11
+
+
+@pytest.mark.slow
+@pytest.mark.requires_spacy
+def test_annotate_jobs_on_conll_and_jfleg(shared_data: Path, tmp_path: Path) -> None:
+    pytest.importorskip("errant")
+    parts = {"src": [("conll14/submissions/INPUT"), ("jfleg/dev/dev.src")],
+             "cor": [("conll14/submissions/AMU"), ("jfleg/dev/dev.ref0")]}
+    files = {}
+    for name, paths in parts.items():
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("".join((shared_data / p).read_text(encoding="utf-8")
+                                       for p in paths), encoding="utf-8")
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.m2"
+        assert main(["annotate", "-s", str(files["src"]), "-c", str(files["cor"]), "--output",
+                     str(out), "--jobs", jobs, "-q"]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

@@ -246,3 +246,59 @@ def shared_annotator() -> ErrantAnnotator:
     if ann is None:
         ann = _SHARED["default"] = ErrantAnnotator()
     return ann
+
+
+# --------------------------------------------------------------------------- process pool
+
+_WORKER: ErrantAnnotator | None = None
+PARALLEL_MIN = 2_000  # sentences below which one process is faster (each worker loads spaCy)
+CHUNK = 500  # sentences per task: small enough to balance, large enough to batch the parser
+
+
+def default_jobs() -> int:
+    """The cores this process may use (``os.sched_getaffinity``, else ``os.cpu_count``)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _init_worker(lev: bool, merge: str) -> None:
+    global _WORKER
+    _WORKER = ErrantAnnotator(lev=lev, merge=merge)
+
+
+def _annotate_chunk(task: tuple[list[Tokens], list[list[Tokens]]]) -> tuple[Sentence, ...]:
+    assert _WORKER is not None
+    sources, corrections = task
+    return _WORKER.annotate_corpus(sources, corrections).sentences
+
+
+def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
+                      jobs: int, lev: bool = False, merge: str = "rules",
+                      progress: Callable[[int], None] | None = None) -> Corpus:
+    """:meth:`ErrantAnnotator.annotate_corpus` on ``jobs`` worker processes, each loading the
+    spaCy model once; sentences go out in chunks and come back in input order, so the output is
+    identical to one process's. Small inputs (fewer than :data:`PARALLEL_MIN` sentences) and
+    ``jobs=1`` run in this process."""
+    n = len(sources)
+    for k, cor in enumerate(corrections):
+        if len(cor) != n:
+            raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
+    if jobs <= 1 or n < PARALLEL_MIN:
+        return ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(sources, corrections,
+                                                                     progress=progress)
+    import multiprocessing
+
+    tasks = [(list(sources[a:a + CHUNK]), [list(c[a:a + CHUNK]) for c in corrections])
+             for a in range(0, n, CHUNK)]
+    out: list[Sentence] = []
+    ctx = multiprocessing.get_context("spawn")  # no inherited threads or model state
+    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=(lev, merge)) as pool:
+        for sentences in pool.imap(_annotate_chunk, tasks):
+            out.extend(sentences)
+            if progress is not None:
+                progress(len(sentences))
+    return Corpus(tuple(out))
