@@ -139,3 +139,34 @@ def test_nul_bytes_are_refused(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="NUL bytes") as err:
         read_lines(f)
     assert err.value.line == 1
+
+
+def test_concurrent_writers_never_mix_their_outputs(tmp_path: Path) -> None:
+    # two runs writing the same output: the file is always one run's whole output
+    import threading
+
+    from gecscope.formats.base import atomic_write
+
+    out = tmp_path / "shared.m2"
+    texts = {k: [f"{k} line {i}\n" for i in range(20_000)] for k in ("a", "b")}
+    seen: list[str] = []
+
+    def write(key: str) -> None:
+        for _ in range(5):
+            atomic_write(out, texts[key])
+
+    def watch() -> None:
+        for _ in range(200):
+            if out.exists():
+                seen.append(out.read_text(encoding="utf-8"))
+
+    threads = [threading.Thread(target=write, args=(k,)) for k in texts]
+    threads.append(threading.Thread(target=watch))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    whole = {"".join(v) for v in texts.values()}
+    assert out.read_text(encoding="utf-8") in whole
+    assert all(s in whole for s in seen)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.m2"]  # no temporary left
