@@ -19,6 +19,7 @@ _METRICS: dict[str, str] = {
     "errant": "gecscope.metrics.errant:ErrantMetric",
     "m2": "gecscope.metrics.m2.metric:M2Metric",
     "gleu": "gecscope.metrics.gleu:GLEUMetric",
+    "green": "gecscope.metrics.green:GREENMetric",
     "imeasure": "gecscope.metrics.imeasure.metric:IMeasureMetric",
     "cleme": "gecscope.metrics.cleme.metric:CLEMEMetric",
     "cleme2": "gecscope.metrics.cleme.metric:CLEME2Metric",

@@ -136,3 +136,18 @@ def test_config_validation() -> None:
         GLEUMetric(iterations=0)
     with pytest.raises(ConfigError):
         GLEUMetric(order=0)
+
+
+def test_green_counts_by_hand() -> None:
+    # source "a b c", reference "a b d" (c -> d), hypothesis "a x c" (b -> x): unigrams
+    # a: kept (TK 1); b: wrongly deleted (OD 1); c: should go (UD 1); d: missing (UI 1);
+    # x: wrongly inserted (OI 1) -> TP 1, FP 2, FN 2
+    from gecscope.metrics.green import green_score, ngram_counts, order_counts
+
+    s, h, r = (ngram_counts(t.split(), 1) for t in ("a b c", "a x c", "a b d"))
+    counts = order_counts(s, h, r, 1)
+    assert counts == (1, 2, 2)
+    p, rec, f = green_score(counts, 2.0)
+    assert (p, rec) == pytest.approx((1 / 3, 1 / 3)) and f == pytest.approx(1 / 3)
+    same = order_counts(s, s, s, 1)  # nothing to do, nothing done
+    assert same == (3, 0, 0) and green_score(same, 2.0) == (1.0, 1.0, 1.0)
