@@ -128,6 +128,30 @@ def _score_cell(s: ScoreEntry | None, digits: int) -> str:
     return out
 
 
+def _metric_block(m: Any, header: Sequence[Any], rows: Sequence[Sequence[Any]],
+                  left: Sequence[int], colour: bool, style: str) -> str:
+    """A metric's title, table and signature in the output ``style``."""
+    title = m.name + (f" ({m.description})" if m.description else "")
+    sig = f"signature: {m.signature}"
+    gap = "\n"
+    if style == "markdown":
+        title, sig, gap = f"**{title}**", f"`{sig}`", "\n\n"
+    elif style == "latex":
+        title, sig = f"% {title}", f"% {sig}"
+    elif colour:
+        title, sig = BOLD + title + RESET, DIM + sig + RESET
+    table = render_table(header, rows, colour=colour and style == "plain", left=left,
+                         style=style)
+    return f"{title}{gap}{table}{gap}{sig}"
+
+
+def _note(note: str, colour: bool, style: str) -> str:
+    """A closing note in the output ``style`` (a comment in LaTeX, dimmed on a terminal)."""
+    if style == "latex":
+        return "% " + note
+    return DIM + note + RESET if colour and style == "plain" else note
+
+
 OWN_INTERVAL = ("ci_low", "ci_high")
 
 
@@ -168,19 +192,8 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
                 first = GREEN + first + RESET
             row = ([fmt(s.rank), fmt(s.cluster)] if ranked else []) + [s.system, first]
             rows.append(row + cells)
-        title = f"{m.name}" + (f" ({m.description})" if m.description else "")
-        sig = f"signature: {m.signature}"
-        if style == "markdown":
-            title, sig = f"**{title}**", f"`{sig}`"
-        elif style == "latex":
-            title, sig = f"% {title}", f"% {sig}"
-        elif colour:
-            title, sig = BOLD + title + RESET, DIM + sig + RESET
         left = (2,) if ranked else (0,)
-        table = render_table(header, rows, colour=colour and style == "plain", left=left,
-                             style=style)
-        gap = "\n\n" if style == "markdown" else "\n"
-        blocks.append(f"{title}{gap}{table}{gap}{sig}")
+        blocks.append(_metric_block(m, header, rows, left, colour, style))
     if report.resampling:
         r = report.resampling
         note = (f"{int(r['confidence'] * 100)}% intervals from {r['n_samples']} bootstrap "
@@ -189,9 +202,7 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
         if hidden:
             note += (f"; {', '.join(hidden)}: its own interval (ci_low, ci_high: over reference "
                      "draws, not resamples) is in the JSON output")
-        if style == "latex":
-            note = "% " + note
-        blocks.append(DIM + note + RESET if colour and style == "plain" else note)
+        blocks.append(_note(note, colour, style))
     return "\n\n".join(blocks) + "\n"
 
 
@@ -222,18 +233,7 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                          c["system_a"] if c else "-",
                          f"{-c['delta']:+.{digits}f}" if c else "-",
                          f"{c['p_value']:.4f}" if c else "-"])
-        title = m.name + (f" ({m.description})" if m.description else "")
-        sig = f"signature: {m.signature}"
-        gap = "\n"
-        if style == "markdown":
-            title, sig, gap = f"**{title}**", f"`{sig}`", "\n\n"
-        elif style == "latex":
-            title, sig = f"% {title}", f"% {sig}"
-        elif colour:
-            title, sig = BOLD + title + RESET, DIM + sig + RESET
-        table = render_table(header, rows, colour=colour and style == "plain", left=(2, 5),
-                             style=style)
-        blocks.append(f"{title}{gap}{table}{gap}{sig}")
+        blocks.append(_metric_block(m, header, rows, (2, 5), colour, style))
     if report.resampling:
         r = report.resampling
         test = "paired bootstrap" if r["test"] == "bootstrap" else "approximate randomisation"
@@ -241,7 +241,5 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                 f"significantly worse ({test}, {r['n_samples']} samples, seed {r['seed']}, "
                 f"p < {r['alpha']}); 'vs' is the best system of the cluster it was tested "
                 f"against.")
-        if style == "latex":
-            note = "% " + note
-        blocks.append(DIM + note + RESET if colour and style == "plain" else note)
+        blocks.append(_note(note, colour, style))
     return "\n\n".join(blocks) + "\n"
