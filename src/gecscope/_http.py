@@ -26,7 +26,7 @@ MAX_BYTES = 16 * 1024 * 1024
 TRANSIENT = frozenset({429, 500, 502, 503, 504})
 
 
-def request_json(url: str, payload: Any | None = None, *, headers: Mapping[str, str] = {},
+def request_json(url: str, payload: Any | None = None, *, headers: Mapping[str, str] | None = None,
                  deadline: float = 60.0, max_bytes: int = MAX_BYTES, retries: int = 2,
                  error: Callable[[str], Exception] = RuntimeError,
                  backoff: float = 0.5) -> Any:
@@ -38,6 +38,7 @@ def request_json(url: str, payload: Any | None = None, *, headers: Mapping[str, 
     headers (which may hold an API key).
     """
     start = time.monotonic()
+    headers = headers or {}
     data = None if payload is None else json.dumps(payload).encode("utf-8")
     wait = backoff
     attempt = 0

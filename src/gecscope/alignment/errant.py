@@ -284,12 +284,12 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     identical to one process's. Small inputs (fewer than :data:`PARALLEL_MIN` sentences) and
     ``jobs=1`` run in this process."""
     n = len(sources)
-    for k, cor in enumerate(corrections):
-        if len(cor) != n:
-            raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
     if jobs <= 1 or n < PARALLEL_MIN:
         return ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(sources, corrections,
                                                                      progress=progress)
+    for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
+        if len(cor) != n:
+            raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
     import multiprocessing
 
     tasks = [(list(sources[a:a + CHUNK]), [list(c[a:a + CHUNK]) for c in corrections])

@@ -73,7 +73,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if not args.ref and not args.source:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
-    from gecscope.checks import m2_role_warning, system_names, tokenisation_warning
+    from gecscope.checks import glued_share, m2_role_warning, system_names, tokenisation_warning
 
     data = EvalData(tuple(args.ref), args.source)
     names = args.name or system_names(args.hyp)
@@ -92,13 +92,14 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
         hyps = [_guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
                 for h in hyps]
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
-    reference = data.references[0] if data.has_references and data.references else None
+    ref_share = (glued_share(data.references[0])
+                 if data.has_references and data.references else None)
     for h in hyps:
         warnings = []
         if h.m2 is not None:
             warnings.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
-        if reference is not None:
-            warnings.append(tokenisation_warning(h.name, h.tokens, reference))
+        if ref_share is not None:
+            warnings.append(tokenisation_warning(h.name, h.tokens, ref_share))
         for w in warnings:
             if w:
                 print(f"gecscope: warning: {w}", file=sys.stderr)

@@ -277,16 +277,17 @@ class GLEURows:
         table = np.asarray([s.refs for s in stats], dtype=np.float64)  # (N, R, W)
         n_refs = table.shape[1]
         iterations = self.iterations if n_refs > 1 else 1
-        picks: dict[int, Any] = {}
+        masks_by_length: dict[int, list[Any]] = {}
 
         def score(rows: Any) -> dict[str, Any]:
             rows = np.atleast_2d(rows)
             n = rows.shape[1]
-            if n not in picks:
-                picks[n] = np.asarray([draw_references(n, n_refs, j, self.draw)
-                                       for j in range(iterations)])  # (J, n)
-            draws = picks[n]
-            masks = [(draws == k).astype(np.float64).T for k in range(n_refs)]  # (n, J)
+            if n not in masks_by_length:  # each draw's reference per position, as 0/1 columns
+                draws = np.asarray([draw_references(n, n_refs, j, self.draw)
+                                    for j in range(iterations)])  # (J, n)
+                masks_by_length[n] = [(draws == k).astype(np.float64).T  # (n, J)
+                                      for k in range(n_refs)]
+            masks = masks_by_length[n]
             width = table.shape[2]
             fields: dict[str, list[float]] = {"GLEU": [], "std": [], "ci_low": [], "ci_high": []}
             step = max(1, 4_000_000 // max(1, n * width))
