@@ -379,7 +379,8 @@ def test_interval_plot_and_significance_matrix(toy_page: tuple) -> None:
                                                   for p in points)
         # the plot draws the interval of every system, best first
         ranked = sorted(scores, key=lambda s: (s.rank, -s.value))
-        assert [p.split(":")[0] for p in points] == [s.system for s in ranked]
+        plotted = [p.split(":")[0] for p in points]
+        assert plotted == [s.system for s in ranked]
         cells = browser.js(
             f"Array.prototype.map.call(document.querySelectorAll('table.sigmatrix[data-metric="
             f"\"{m.name}\"] tbody td'), function(td){{return [td.className, td.title];}})")

@@ -236,8 +236,10 @@ def test_runaway_sentences_are_parsed_in_bounded_pieces() -> None:
 
     toks = ["the", "a", ","] * 100
     chunks = inference_chunks(toks)
-    assert [off for off, _ in chunks] == list(range(0, 300, MAX_CHUNK))
-    assert [t for _, part in chunks for t in part] == toks
+    offsets = [off for off, _ in chunks]
+    assert offsets == list(range(0, 300, MAX_CHUNK))
+    rejoined = [t for _, part in chunks for t in part]
+    assert rejoined == toks
     assert max(len(part) for _, part in chunks) == MAX_CHUNK
     sentence = ["The", "dog", "barks", ".", "The", "cat", "sleeps", "."]  # ordinary input: cut as before
     assert inference_chunks(sentence) == [(0, sentence[:4]), (4, sentence[4:])]
