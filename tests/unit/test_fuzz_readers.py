@@ -78,6 +78,11 @@ def _write(tmp_path_factory: pytest.TempPathFactory, data: bytes, name: str) -> 
     return path
 
 
+def _as_text(data: bytes) -> str:
+    """Accepted bytes as the readers see them: UTF-8 without BOM, line ends as ``\\n``."""
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+
+
 @SETTINGS
 @given(data=mutated(M2_TEXT))
 def test_m2_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
@@ -86,7 +91,7 @@ def test_m2_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> Non
         corpus = read_m2(path)
     except GecscopeError:
         return
-    text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    text = _as_text(data)
     blocks = [b for b in text.split("\n\n") if b.strip()]
     assert len(corpus) == len(blocks)
     assert len(parse_m2(text)) == len(corpus)
@@ -100,7 +105,7 @@ def test_plain_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> 
         lines = read_lines(path)
     except GecscopeError:
         return
-    text = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    text = _as_text(data)
     assert len(lines) == len(split_lines(text)) == text.count("\n") + (not text.endswith("\n"))
 
 
