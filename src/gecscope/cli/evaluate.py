@@ -105,9 +105,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def heading(text: str, style: str) -> str:
-    """A sub-table title in the output style."""
-    return {"markdown": f"*{text}*", "latex": f"% {text}"}.get(style, f"-- {text} --")
+def titled(text: str, table: str, style: str) -> str:
+    """A sub-table under its title, in the output style."""
+    if style == "markdown":
+        return f"*{text}*\n\n{table}"
+    return (f"% {text}" if style == "latex" else f"-- {text} --") + "\n" + table
 
 
 def extra_blocks(args: argparse.Namespace, metric: Metric, results: list[SystemResult],
@@ -133,9 +135,8 @@ def sentence_tables(metric: Metric, results: list[SystemResult], style: str) -> 
     header = ["sentence", *(r.system for r in results)]
     rows = [[i + 1, *(r.sentence_scores[i] if r.sentence_scores else None for r in results)]
             for i in range(len(results[0].sentence_scores))]
-    gap = "\n\n" if style == "markdown" else "\n"
-    return [heading(f"{metric.name}: sentence scores", style) + gap
-            + render_table(header, rows, style=style)]
+    return [titled(f"{metric.name}: sentence scores", render_table(header, rows, style=style),
+                   style)]
 
 
 def warn_type_schemes(data: Any, hyps: list[Any]) -> None:
@@ -203,8 +204,8 @@ def category_tables(metric: Metric, results: list[SystemResult], level: int,
         table = category_table(cats, level)
         rows = [[k, v[0], v[1], v[2], *prf(v[0], v[1], v[2], beta)]
                 for k, v in sorted(table.items())]
-        gap = "\n\n" if style == "markdown" else "\n"
-        blocks.append(heading(f"{r.system}: {metric.name} by error type (level {level})", style)
-                      + gap + render_table(["type", "TP", "FP", "FN", "P", "R", f"F{beta:g}"],
-                                           rows, style=style))
+        table_text = render_table(["type", "TP", "FP", "FN", "P", "R", f"F{beta:g}"], rows,
+                                  style=style)
+        blocks.append(titled(f"{r.system}: {metric.name} by error type (level {level})",
+                             table_text, style))
     return blocks
