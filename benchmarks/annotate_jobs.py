@@ -1,0 +1,62 @@
+#!/usr/bin/env python
+"""ERRANT annotation with 1 and N worker processes (``gecscope annotate --jobs``).
+
+Builds a corpus of distinct sentence pairs from the shared data (CoNLL-2014 INPUT with AMU and
+CAMB, JFLEG dev and test sources with references 0 and 1: 2,813 pairs), annotates it with each
+``--jobs`` value in a child process, checks the M2 outputs are byte-identical and prints wall
+and CPU seconds (children included) and the speed-up.
+
+    python benchmarks/annotate_jobs.py [--data ../shared/data] [--jobs 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _clock import Clock
+
+PARTS = {
+    "src": ["conll14/submissions/INPUT", "jfleg/dev/dev.src", "jfleg/test/test.src"],
+    "c1": ["conll14/submissions/AMU", "jfleg/dev/dev.ref0", "jfleg/test/test.ref0"],
+    "c2": ["conll14/submissions/CAMB", "jfleg/dev/dev.ref1", "jfleg/test/test.ref1"],
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
+    args = ap.parse_args()
+    data = Path(args.data)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for name, paths in PARTS.items():
+            lines = [ln for p in paths for ln in (data / p).read_text(encoding="utf-8").splitlines()]
+            files[name] = Path(tmp) / f"{name}.txt"
+            files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+        n = len(files["src"].read_text(encoding="utf-8").splitlines())
+        outputs, clocks = {}, {}
+        for jobs in args.jobs:
+            out = Path(tmp) / f"jobs{jobs}.m2"
+            with Clock() as clock:
+                subprocess.run([sys.executable, "-m", "gecscope", "annotate", "-s",
+                                str(files["src"]), "-c", str(files["c1"]), str(files["c2"]),
+                                "--output", str(out), "--jobs", str(jobs), "-q"], check=True)
+            outputs[jobs], clocks[jobs] = out.read_bytes(), clock
+            print(f"--jobs {jobs}: {n} sentence pairs x 2 corrections in {clock} "
+                  f"({n / clock.wall:.0f} sentences/s)")
+        base = args.jobs[0]
+        for jobs in args.jobs[1:]:
+            print(f"--jobs {jobs} vs {base}: {clocks[base].wall / clocks[jobs].wall:.2f}x wall; "
+                  f"M2 identical: {outputs[jobs] == outputs[base]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
