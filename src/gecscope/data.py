@@ -32,6 +32,9 @@ TOKENISERS = ("whitespace", "spacy", "chars")
 
 #: Hypotheses whose derived data :class:`EvalData` keeps (least recently used dropped first).
 DERIVED_CACHE_SIZE = 16
+#: Reference-level cache entries that travel with an :class:`EvalData` to worker processes:
+#: plain data that is costly to rebuild (parsed gold XML, ERRANT-annotated references).
+PORTABLE_CACHE = frozenset({"imeasure-gold", "reference-edits"})
 
 
 def looks_like_m2(text: str) -> bool:
@@ -223,6 +226,22 @@ class _Derived:
         value: T = entry[key]
         return value
 
+    def put(self, hyp_key: str, key: Any, value: Any) -> None:
+        """Store ``value`` for the hypothesis whose :attr:`Hypothesis.key` is ``hyp_key``."""
+        entry = self._hyps.setdefault(hyp_key, {})
+        self._hyps.move_to_end(hyp_key)
+        entry[key] = value
+        while len(self._hyps) > self.size:
+            self._hyps.popitem(last=False)
+
+    def peek(self, hyp: Hypothesis, key: Any) -> Any:
+        """The stored value, or ``None``, without computing or reordering anything."""
+        return self._hyps.get(hyp.key, {}).get(key)
+
+    def entries(self, key: Any) -> dict[str, Any]:
+        """``{hypothesis key: value}`` of every hypothesis that has ``key``."""
+        return {h: e[key] for h, e in self._hyps.items() if key in e}
+
     def clear(self) -> None:
         self._hyps.clear()
 
@@ -248,6 +267,22 @@ class EvalData:
     def __repr__(self) -> str:
         what = ", ".join(self.reference_paths) or "in memory"
         return f"EvalData({what})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker process needs (pickling): the paths, the parsed references, the
+        reference-level entries of :data:`PORTABLE_CACHE` and every system's extracted edits.
+        Models, encoders and per-process memo tables stay behind (a worker builds its own)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("cache", "_derived")}
+        state["cache"] = {k: v for k, v in self.cache.items() if k in PORTABLE_CACHE}
+        state["hyp_edits"] = self._derived.entries("hyp-m2")
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        edits = state.pop("hyp_edits")
+        self.__dict__.update(state)
+        self._derived = _Derived(max(DERIVED_CACHE_SIZE, len(edits)))
+        for key, corpus in edits.items():
+            self._derived.put(key, "hyp-m2", corpus)
 
     # -- constructors -----------------------------------------------------------------------
 
@@ -428,6 +463,20 @@ class EvalData:
             return shared_annotator().annotate_corpus(self.sources, [hyp.tokens], progress=tick)
 
         return self.derived(hyp, "hyp-m2", extract)
+
+    def known_hypothesis_m2(self, hyp: Hypothesis) -> Corpus | None:
+        """The edits of ``hyp`` if they are at hand (its M2, or extracted before), else None."""
+        if hyp.m2 is not None:
+            return hyp.m2
+        corpus: Corpus | None = self._derived.peek(hyp, "hyp-m2")
+        return corpus
+
+    def set_hypothesis_m2(self, hyp: Hypothesis, corpus: Corpus) -> None:
+        """Give the edits of ``hyp`` extracted elsewhere (e.g. by :mod:`gecscope.parallel`)."""
+        if len(corpus) != len(hyp):
+            raise LengthMismatchError(len(hyp), len(corpus), "the given edits", "sentences",
+                                      hyp.name)
+        self._derived.put(hyp.key, "hyp-m2", corpus)
 
     def check(self, hyp: Hypothesis) -> None:
         """The hypothesis has one sentence per reference sentence (and, for an M2 hypothesis,

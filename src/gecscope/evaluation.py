@@ -47,7 +47,8 @@ def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str,
 def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
              hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
              tokenise: Tokeniser = "whitespace",
-             progress: Callable[[int], None] | None = None) -> list[SystemResult]:
+             progress: Callable[[int], None] | None = None,
+             jobs: int = 1) -> list[SystemResult]:
     """Score every hypothesis with every metric against ``data``.
 
     Returns one :class:`SystemResult` per (metric, system), metric-major, in the order given:
@@ -56,11 +57,24 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     ``progress`` is called with numbers of sentences done (``len(data)`` per metric and
     system in all): from inside the metrics that report as they go
     (:func:`gecscope.progress.tick`), else once a result is complete.
+
+    ``jobs`` processes share the work (``0``: every core; see :mod:`gecscope.parallel`);
+    the results are identical to ``jobs=1``.
     """
     from gecscope.progress import reporting
 
     ms = make_metrics(metrics)
     hyps = make_hypotheses(hypotheses, tokenise)
+    if jobs != 1:
+        from gecscope import parallel
+
+        jobs = parallel.resolve_jobs(jobs)
+        if parallel.worth_parallel(jobs, data, ms, hyps):
+            return parallel.evaluate_parallel(ms, data, hyps, jobs, progress)
+        if jobs > 1 and any("hypothesis-edits" in m.requires for m in ms):
+            for m in ms:  # one system on a large corpus: its edits still on every core
+                m.check_inputs(data)
+            parallel.extract_edits(data, hyps, jobs)
     results = []
     n = len(data)
     for metric in ms:

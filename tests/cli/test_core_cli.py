@@ -453,7 +453,7 @@ def test_annotate_jobs_gives_the_same_m2(monkeypatch, tmp_path: Path) -> None:
     from gecscope.alignment import errant as errant_module
 
     monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)  # the demo is small
-    monkeypatch.setattr(errant_module, "CHUNK", 5)  # three chunks, merged in input order
+    monkeypatch.setattr(errant_module, "CHUNK", 10)  # 5 sentences x 2 corrections: 3 chunks
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}.m2"

@@ -41,7 +41,7 @@ class ErrantAnnotator:
     """
 
     def __init__(self, nlp: Any = None, *, lev: bool = False, merge: str = "rules",
-                 batch_size: int = 256, max_cached: int = 200_000) -> None:
+                 batch_size: int = 256, max_cached: int = 20_000) -> None:
         if merge not in MERGE_STRATEGIES:
             raise ConfigError(f"unknown merge strategy {merge!r}; choose from "
                               f"{', '.join(MERGE_STRATEGIES)}")
@@ -51,8 +51,9 @@ class ErrantAnnotator:
         self.lev = lev
         self.merge = merge
         self.batch_size = batch_size
-        # Bounded caches (oldest dropped first), so a long-running process (a training loop
-        # scoring every checkpoint) does not grow without limit.
+        # Bounded caches (least recently used dropped first), so a long-running process (a
+        # training loop scoring every checkpoint, a streamed corpus) does not grow without
+        # limit: a parse takes about 15 kB, so 20,000 of them about 300 MB.
         self._docs: dict[str, Any] = {}
         self._edits: dict[tuple[str, str], tuple[Edit, ...]] = {}
         self.max_cached = max_cached
@@ -62,10 +63,18 @@ class ErrantAnnotator:
         """Parse every not-yet-seen text, in batches, into the document cache."""
         from spacy.tokens import Doc
 
-        todo = [t for t in dict.fromkeys(texts) if t not in self._docs]
+        todo = []
+        hits = 0
+        for t in dict.fromkeys(texts):
+            doc = self._docs.pop(t, None)
+            if doc is None:
+                todo.append(t)
+            else:
+                self._docs[t] = doc  # used again: now the most recent
+                hits += 1
         if not todo:
             return
-        _trim(self._docs, self.max_cached - len(todo))
+        _trim(self._docs, max(self.max_cached - len(todo), hits))  # never this call's own
         vocab = self.nlp.vocab
         docs = (Doc(vocab, t.split()) for t in todo)
         for text, doc in zip(todo, self.nlp.pipe(docs, batch_size=self.batch_size), strict=True):
@@ -250,55 +259,69 @@ def shared_annotator() -> ErrantAnnotator:
 
 # --------------------------------------------------------------------------- process pool
 
-_WORKER: ErrantAnnotator | None = None
-PARALLEL_MIN = 2_000  # sentences below which one process is faster (each worker loads spaCy)
-CHUNK = 500  # sentences per task: small enough to balance, large enough to batch the parser
+PARALLEL_MIN = 2_000  # sentence pairs below which one process is faster (each worker loads spaCy)
+CHUNK = 500  # sentence pairs per task: small enough to balance, large enough to batch the parser
 
 
-def default_jobs() -> int:
-    """The cores this process may use (``os.sched_getaffinity``, else ``os.cpu_count``)."""
-    import os
-
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _init_worker(lev: bool, merge: str) -> None:
-    global _WORKER
-    _WORKER = ErrantAnnotator(lev=lev, merge=merge)
+def _worker_annotator(lev: bool, merge: str) -> ErrantAnnotator:
+    """This process's annotator for the options (the shared one for the defaults, so scoring
+    in the same worker reuses its parses)."""
+    if not lev and merge == "rules":
+        return shared_annotator()
+    key = f"lev={lev},merge={merge}"
+    ann = _SHARED.get(key)
+    if ann is None:
+        ann = _SHARED[key] = ErrantAnnotator(lev=lev, merge=merge)
+    return ann
 
 
-def _annotate_chunk(task: tuple[list[Tokens], list[list[Tokens]]]) -> tuple[Sentence, ...]:
-    assert _WORKER is not None
-    sources, corrections = task
-    return _WORKER.annotate_corpus(sources, corrections).sentences
+def annotate_chunk(task: tuple[bool, str, list[Tokens], list[list[Tokens]]]
+                   ) -> tuple[Sentence, ...]:
+    """One task of :func:`annotate_parallel` (run in a worker process)."""
+    lev, merge, sources, corrections = task
+    return _worker_annotator(lev, merge).annotate_corpus(sources, corrections).sentences
 
 
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
-                      progress: Callable[[int], None] | None = None) -> Corpus:
+                      progress: Callable[[int], None] | None = None,
+                      pool: Any = None) -> Corpus:
     """:meth:`ErrantAnnotator.annotate_corpus` on ``jobs`` worker processes, each loading the
     spaCy model once; sentences go out in chunks and come back in input order, so the output is
-    identical to one process's. Small inputs (fewer than :data:`PARALLEL_MIN` sentences) and
-    ``jobs=1`` run in this process."""
+    identical to one process's. Small inputs (fewer than :data:`PARALLEL_MIN` sentence pairs) and
+    ``jobs=1`` run in this process. ``pool``: an executor to use instead of a new one (the
+    scoring pool of :mod:`gecscope.parallel`, whose workers then keep their parses)."""
     n = len(sources)
-    if jobs <= 1 or n < PARALLEL_MIN:
+    if jobs <= 1 or n * max(1, len(corrections)) < PARALLEL_MIN:
         return ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(sources, corrections,
                                                                      progress=progress)
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
         if len(cor) != n:
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
-    import multiprocessing
+    size = max(1, CHUNK // max(1, len(corrections)))  # about CHUNK pairs per task
+    tasks = [(lev, merge, list(sources[a:a + size]), [list(c[a:a + size]) for c in corrections])
+             for a in range(0, n, size)]
+    from gecscope._pool import BrokenPool, process_pool
 
-    tasks = [(list(sources[a:a + CHUNK]), [list(c[a:a + CHUNK]) for c in corrections])
-             for a in range(0, n, CHUNK)]
     out: list[Sentence] = []
-    ctx = multiprocessing.get_context("spawn")  # no inherited threads or model state
-    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=(lev, merge)) as pool:
-        for sentences in pool.imap(_annotate_chunk, tasks):
+
+    def run(executor: Any) -> None:
+        for sentences in executor.map(annotate_chunk, tasks):  # in input order
             out.extend(sentences)
             if progress is not None:
                 progress(len(sentences))
+
+    if pool is not None:
+        try:
+            run(pool)
+        except BrokenPool:
+            pass
+    else:
+        with process_pool(jobs, len(tasks)) as executor:
+            if executor is not None:
+                run(executor)
+    if len(out) < n:  # the workers could not start or broke: the rest in this process
+        rest = ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(
+            sources[len(out):], [c[len(out):] for c in corrections], progress=progress)
+        out.extend(rest.sentences)
     return Corpus(tuple(out))

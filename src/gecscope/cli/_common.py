@@ -75,6 +75,24 @@ class _NotAnOutputFlag(argparse.Action):
                      f"--output {values if isinstance(values, str) else 'FILE'}")
 
 
+def _jobs(text: str) -> int:
+    """``--jobs N``: a whole number >= 0 (0 = every core)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (0 = every core), got {n}")
+    return n
+
+
+def add_jobs_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--jobs N`` / ``-j N`` (default 0: every core this process may use)."""
+    p.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
+                   help=f"worker processes for {what} (default 0: every core this process may "
+                        "use; small inputs run in one process); results are the same for any N")
+
+
 def add_output_argument(p: argparse.ArgumentParser, help: str, *aliases: str,
                         **kwargs: Any) -> None:
     """``--output`` (plus ``aliases``, e.g. errant's ``-out``), and an ``-o`` that explains

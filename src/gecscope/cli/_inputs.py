@@ -38,6 +38,10 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                         "score it as the unchanged source and say how many lines were")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (logs, CI)")
+    from gecscope.cli._common import add_jobs_argument
+
+    add_jobs_argument(p, "ERRANT edit extraction and for scoring (one task per metric and "
+                         "system)")
     field = p.add_argument_group(
         "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
     field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
@@ -130,7 +134,7 @@ def _guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) 
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
-                 quiet: bool = False, force: bool = False) -> list[SystemResult]:
+                 quiet: bool = False, force: bool = False, jobs: int = 1) -> list[SystemResult]:
     """:func:`gecscope.evaluate` with a progress display."""
     from gecscope.cli._common import Progress
     from gecscope.evaluation import evaluate
@@ -138,7 +142,7 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
     progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,
                         unit="sentences", force=force)
     try:
-        return evaluate(metrics, data, hyps, progress=progress)
+        return evaluate(metrics, data, hyps, progress=progress, jobs=jobs)
     finally:
         progress.close()
 

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from gecscope.cli._common import add_output_argument
+from gecscope.cli._common import add_jobs_argument, add_output_argument
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
@@ -43,10 +43,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--merge", "-merge", default="rules",
                    choices=["rules", "all-split", "all-merge", "all-equal"],
                    help="ERRANT merging strategy (default: rules)")
-    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="worker processes for ERRANT (default 0: every core this process may "
-                        "use; inputs under 2,000 sentences run in one process); the output is "
-                        "the same for any N")
+    add_jobs_argument(p, "ERRANT (inputs under 2,000 sentence pairs run in one process)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(func=run)
 
@@ -67,10 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
         corpus = annotate_corpus(sources, cors, merge=args.merge != "all-split")
     else:
-        from gecscope.alignment.errant import annotate_parallel, default_jobs
-
-        if args.jobs < 0:
-            raise ConfigError(f"--jobs must be >= 0 (0 = every core), got {args.jobs}")
+        from gecscope._pool import default_jobs
+        from gecscope.alignment.errant import annotate_parallel
 
         progress = Progress(len(sources), "annotating", args.quiet, unit="sentences")
         corpus = annotate_parallel(sources, cors, jobs=args.jobs or default_jobs(), lev=args.lev,

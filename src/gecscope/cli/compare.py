@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ConfigError(f"two systems have the same name ({', '.join(names)}); give "
                           "distinct names with --name")
-    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False))
+    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
+                           getattr(args, "jobs", 1))
 
     def progress(msg: str) -> None:
         if not args.quiet and sys.stderr.isatty():

@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
-    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False))
+    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
+                           getattr(args, "jobs", 1))
     if (args.cat or args.html or args.format == "json") and any(r.score.categories
                                                                 for r in results):
         warn_type_schemes(data, hyps)  # per-type tables are shown

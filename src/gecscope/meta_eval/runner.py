@@ -23,11 +23,17 @@ from gecscope.metrics.base import Metric, SystemResult
 LEVELS = ("corpus", "sentence")
 
 
-def evaluate_systems(metric: Metric, bench: Benchmark,
-                     systems: Sequence[str] | None = None) -> dict[str, SystemResult]:
-    """Run ``metric`` on every system's output (the benchmark's shared references/cache)."""
+def evaluate_systems(metric: Metric, bench: Benchmark, systems: Sequence[str] | None = None,
+                     jobs: int = 1) -> dict[str, SystemResult]:
+    """Run ``metric`` on every system's output (the benchmark's shared references/cache), on
+    ``jobs`` processes (``0``: every core; results identical to one process)."""
+    from gecscope.evaluation import evaluate
+
     names = list(systems) if systems is not None else list(bench.systems)
-    return {s: metric.evaluate(bench.data, bench.hypotheses[s]) for s in names}
+    if jobs == 1:
+        return {s: metric.evaluate(bench.data, bench.hypotheses[s]) for s in names}
+    results = evaluate(metric, bench.data, [bench.hypotheses[s] for s in names], jobs=jobs)
+    return dict(zip(names, results, strict=True))
 
 
 def sentence_score_table(results: Mapping[str, SystemResult]) -> dict[str, list[float]]:
@@ -85,7 +91,7 @@ class TableResult:
 def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 make_metric: Callable[[str], Metric] | None = None, ties: str = "disagree",
                 system_set: str = "base",
-                progress: Callable[[str], None] | None = None) -> TableResult:
+                progress: Callable[[str], None] | None = None, jobs: int = 1) -> TableResult:
     """Correlations of every metric (corpus and, where defined, sentence level) on every
     benchmark. A metric that cannot run (missing extra, needs inputs the benchmark lacks, or
     fails) is skipped with the reason, so one broken metric does not stop the table."""
@@ -108,7 +114,7 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 if progress:
                     progress(f"{name} on {bench.name}")
                 systems = bench.select(sets[bench.name])
-                results = evaluate_systems(metric, bench, systems)
+                results = evaluate_systems(metric, bench, systems, jobs)
                 corpus_row.correlations[bench.name] = system_correlations(
                     bench, system_scores(results, "corpus"), systems)
                 if has_sentence and all(r.sentence_scores is not None for r in results.values()):

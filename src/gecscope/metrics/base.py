@@ -31,8 +31,10 @@ __all__ = ["EvalData", "Hypothesis", "Metric", "Score", "SystemResult", "looks_l
 
 S = TypeVar("S")
 
-#: Inputs a metric may declare in ``Metric.requires``.
-REQUIREMENTS = frozenset({"sources", "references", "m2"})
+#: Inputs a metric may declare in ``Metric.requires``: ``hypothesis-edits`` says it reads
+#: each system's edits (ERRANT-extracted from plain text), which ``jobs > 1`` extracts first,
+#: for every system at once, on all workers.
+REQUIREMENTS = frozenset({"sources", "references", "m2", "hypothesis-edits"})
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class Metric(ABC, Generic[S]):
     #: The inputs the metric reads: ``sources``, ``references`` (texts or edits) or ``m2``
     #: (reference edits, from an M2 file or by annotating plain-text references).
     requires: ClassVar[frozenset[str]] = frozenset({"sources", "references"})
+    #: Rough cost of scoring one system relative to the others (edits already extracted):
+    #: with ``jobs > 1`` the costliest tasks start first, so the workers finish together.
+    relative_cost: ClassVar[float] = 1.0
 
     @dataclass(frozen=True)
     class Config:

@@ -158,7 +158,7 @@ class ErrantMetric(Metric[SentenceStats]):
 
     name = "errant"
     description = "ERRANT edit F-score (errant_compare 3.0.2)"
-    requires = frozenset({"m2"})
+    requires = frozenset({"m2", "hypothesis-edits"})
 
     @dataclass(frozen=True)
     class Config:

@@ -140,6 +140,7 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
     """GLEU with the official script's multi-reference sampling (``compute_gleu``, 2016)."""
 
     name = "gleu"
+    relative_cost = 10.0  # CPU time per system relative to errant's (CoNLL-2014)
     description = "GLEU (compute_gleu 2016; py2 reference draws by default)"
 
     @dataclass(frozen=True)

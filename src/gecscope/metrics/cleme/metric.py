@@ -381,7 +381,7 @@ class _Weigher:
 class _CLEMEBase(Metric[CLEMEStats]):
     """Shared machinery: partition, labelling, weighting and best-reference selection."""
 
-    requires = frozenset({"m2"})
+    requires = frozenset({"m2", "hypothesis-edits"})
 
     def labels(self, part: ChunkPartition) -> tuple[tuple[str, ...], ...]:
         return classify(part, self.config.assumption)

@@ -111,6 +111,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
     """I-measure: three-way alignment counts, weighted accuracy and Improvement over the source."""
 
     name = "imeasure"
+    relative_cost = 100.0  # CPU time per system relative to errant's (CoNLL-2014)
     description = "I-measure (Felice & Briscoe 2015): WAcc and Improvement over the source"
     requires = frozenset({"m2"})
 

@@ -115,6 +115,7 @@ class M2Metric(Metric[M2SentenceStats]):
     """MaxMatch precision, recall and F_beta against an M2 gold standard (m2scorer 3.2)."""
 
     name = "m2"
+    relative_cost = 5.0  # CPU time per system relative to errant's (CoNLL-2014)
     description = "MaxMatch (M2) F-score, m2scorer 3.2 compatible"
     requires = frozenset({"m2"})
 

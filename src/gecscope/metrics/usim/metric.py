@@ -64,6 +64,7 @@ class USimMetric(Metric[USimStats]):
     """USIM faithfulness of each hypothesis sentence to its source (higher is more faithful)."""
 
     name = "usim"
+    relative_cost = 50.0  # the parser dominates
     description = "semantic faithfulness of the correction to the source (semantic graphs)"
     requires = frozenset({"sources"})
 

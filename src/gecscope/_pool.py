@@ -1,0 +1,46 @@
+"""Worker processes: how many, and a pool that fails loudly instead of hanging."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool as BrokenPool
+from contextlib import contextmanager
+from typing import Any
+
+
+def default_jobs() -> int:
+    """The cores this process may use (``os.sched_getaffinity``, else ``os.cpu_count``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Iterator[Any]:
+    """A pool of ``min(jobs, tasks)`` spawned processes, or ``None`` (with a warning) when
+    workers cannot start here, e.g. under ``python -`` where the main module cannot be
+    re-imported; callers then do the work in this process. Unlike ``multiprocessing.Pool``,
+    which restarts failing workers forever, a broken pool ends the run of the pool."""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is not None and not os.path.exists(path):
+        print(f"gecscope: warning: worker processes cannot re-import the main module {path!r}; "
+              "running in one process", file=sys.stderr)
+        yield None
+        return
+    ctx = multiprocessing.get_context("spawn")  # no inherited threads or model state
+    try:
+        with ProcessPoolExecutor(min(jobs, tasks), mp_context=ctx, initializer=initializer,
+                                 initargs=initargs) as pool:
+            yield pool
+    except BrokenPool as exc:
+        print(f"gecscope: warning: worker processes failed ({exc}); running in one process",
+              file=sys.stderr)
+

@@ -1,0 +1,137 @@
+"""Scoring on several processes: ``evaluate(..., jobs=N)`` and ``--jobs N`` on the command line.
+
+Two phases, each exact by construction (the same code runs on the same inputs, only elsewhere):
+
+1. **Edits.** When a metric reads the systems' edits (``"hypothesis-edits"`` in
+   :attr:`Metric.requires <gecscope.metrics.base.Metric.requires>`) every plain-text system
+   is annotated with ERRANT at once, cut into chunks of sentences over all workers
+   (:func:`gecscope.alignment.errant.annotate_parallel`), so one system on a large corpus
+   gets every core too. Each source is parsed once, by the worker holding its chunk.
+2. **Scores.** Every (metric, system) pair is one task. Workers receive the references once
+   (pickled :class:`~gecscope.data.EvalData`, which carries the extracted edits), load their
+   own models, and send back the :class:`~gecscope.metrics.base.SystemResult`; results are
+   returned in the order :func:`gecscope.evaluate` gives them.
+
+Worker processes are *spawned* (no inherited threads or model state). Small jobs stay in
+this process (:func:`worth_parallel`): there the start-up of the workers (Python, numpy,
+spaCy) would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gecscope._pool import process_pool
+from gecscope.data import EvalData, Hypothesis
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import Metric, SystemResult
+
+#: Estimated work below which scoring stays in one process: in units of ``relative_cost``
+#: per sentence (1 unit is about 40 microseconds), this is about 6 CPU-seconds, twice what a
+#: worker takes to start (Python, numpy, spaCy).
+PARALLEL_MIN = 150_000
+#: ERRANT edit extraction of one sentence, in the same units.
+EDIT_COST = 50
+
+_STATE: dict[str, Any] = {}
+
+
+def resolve_jobs(jobs: int) -> int:
+    """``jobs`` as a process count: ``0`` means every core this process may use."""
+    from gecscope._pool import default_jobs
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ConfigError(f"jobs must be a whole number >= 0 (0 = every core), got {jobs!r}")
+    return jobs or default_jobs()
+
+
+def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
+                  progress: Callable[[int], None] | None = None, pool: Any = None) -> None:
+    """Annotate every plain-text system (and plain-text references) with ERRANT on ``jobs``
+    processes (or on ``pool``) and store the edits in ``data``, where the metrics find them."""
+    from gecscope.alignment.errant import annotate_parallel
+    from gecscope.types import Annotation, Corpus, Sentence
+
+    if data.m2 is None and data.has_references and "reference-edits" not in data.cache:
+        data.cache["reference-edits"] = annotate_parallel(data.sources, data.references,
+                                                          jobs=jobs, pool=pool)
+    todo: dict[str, Hypothesis] = {}
+    for h in hyps:
+        if data.known_hypothesis_m2(h) is None:
+            todo.setdefault(h.key, h)
+    if not todo:
+        return
+    systems = list(todo.values())
+    for h in systems:
+        data.check(h)
+    corpus = annotate_parallel(data.sources, [h.tokens for h in systems], jobs=jobs,
+                               progress=progress, pool=pool)
+    for k, h in enumerate(systems):  # annotator k of the joint corpus is system k
+        own = tuple(
+            Sentence(s.source, tuple(Annotation(0, a.edits) for a in s.annotations
+                                     if a.annotator == k))
+            for s in corpus)
+        data.set_hypothesis_m2(h, Corpus(own))
+
+
+def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothesis]) -> None:
+    _STATE.update(data=data, metrics=metrics, hyps=hyps)
+
+
+def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
+    m, h, edits = task
+    data, hyp = _STATE["data"], _STATE["hyps"][h]
+    if edits is not None:
+        data.set_hypothesis_m2(hyp, edits)
+    return m, h, _STATE["metrics"][m].evaluate(data, hyp)
+
+
+def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
+                      hyps: Sequence[Hypothesis], jobs: int,
+                      progress: Callable[[int], None] | None = None) -> list[SystemResult]:
+    """Every metric on every system, metric-major (as :func:`gecscope.evaluate`), on ``jobs``
+    processes; identical results to one process. One pool serves both phases, so a worker
+    that extracted edits keeps its spaCy model and parses for scoring."""
+    n = len(data)
+    for metric in metrics:
+        metric.check_inputs(data)
+    for hyp in hyps:
+        data.check(hyp)
+    metrics, hyps = list(metrics), list(hyps)
+    needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
+    tasks = [(m, h) for m in range(len(metrics)) for h in range(len(hyps))]
+    # the costliest metrics first, so no worker is left with a long task at the end
+    tasks.sort(key=lambda t: -metrics[t[0]].relative_cost)
+    out: dict[tuple[int, int], SystemResult] = {}
+
+    def collect(m: int, h: int, result: SystemResult) -> None:
+        out[m, h] = result
+        if progress is not None:
+            progress(n)
+
+    with process_pool(jobs, len(tasks), _init_worker, (data, metrics, hyps)) as pool:
+        if pool is not None:
+            if any(needs_edits):
+                extract_edits(data, hyps, jobs, pool=pool)
+            sent = [(m, h, data.known_hypothesis_m2(hyps[h]) if needs_edits[m] else None)
+                    for m, h in tasks]
+            for m, h, result in pool.map(_score, sent):
+                collect(m, h, result)
+    for m, h in tasks:  # only when the workers could not start or broke
+        if (m, h) not in out:
+            collect(m, h, metrics[m].evaluate(data, hyps[h]))
+    return [out[t] for t in sorted(out)]
+
+
+def worth_parallel(jobs: int, data: EvalData, metrics: Sequence[Metric[Any]],
+                   hyps: Sequence[Hypothesis]) -> bool:
+    """Whether ``jobs`` processes pay for themselves: the estimated work (sentences x systems
+    x :attr:`~gecscope.metrics.base.Metric.relative_cost`, plus :data:`EDIT_COST` per sentence
+    of a system whose edits must be extracted) reaches :data:`PARALLEL_MIN`."""
+    if jobs <= 1 or len(metrics) * len(hyps) <= 1:
+        return False
+    work = len(data) * len(hyps) * sum(m.relative_cost for m in metrics)
+    if any("hypothesis-edits" in m.requires for m in metrics):
+        work += len(data) * EDIT_COST * sum(data.known_hypothesis_m2(h) is None for h in hyps)
+    return work >= PARALLEL_MIN
