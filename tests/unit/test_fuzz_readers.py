@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from gecscope.errors import GecscopeError
 from gecscope.formats.appraise_xml import parse_appraise
-from gecscope.formats.base import split_lines
+from gecscope.formats.base import iter_lines, read_text, split_lines
 from gecscope.formats.imeasure_xml import iter_gold_xml, m2_to_gold, parse_gold
 from gecscope.formats.m2 import parse_m2, read_m2
 from gecscope.formats.plain import read_lines
@@ -107,6 +107,34 @@ def test_plain_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> 
         return
     text = _as_text(data)
     assert len(lines) == len(split_lines(text)) == text.count("\n") + (not text.endswith("\n"))
+
+
+@SETTINGS
+@given(data=mutated(PLAIN_TEXT))
+def test_streamed_lines_equal_the_whole_file_reader(tmp_path_factory: pytest.TempPathFactory,
+                                                    data: bytes) -> None:
+    # the streaming reader (annotate's shards) accepts and refuses exactly what read_text does,
+    # with the same line in its errors, and yields the same lines
+    path = _write(tmp_path_factory, data, "s.txt")
+    try:
+        whole: list[str] | GecscopeError = split_lines(read_text(path))
+    except GecscopeError as exc:
+        whole = exc
+    try:
+        streamed: list[str] | GecscopeError = list(iter_lines(path))
+    except GecscopeError as exc:
+        streamed = exc
+    if isinstance(whole, GecscopeError):
+        assert isinstance(streamed, GecscopeError)
+        assert type(streamed) is type(whole)
+        # the stream names the first bad line (read_text looks for NUL bytes before decoding,
+        # and numbers lines by LF only, the stream by any line end)
+        if whole.line is None:
+            assert streamed.line is None
+        elif b"\r" not in data:
+            assert streamed.line is not None and streamed.line <= whole.line
+    else:
+        assert streamed == whole
 
 
 @SETTINGS

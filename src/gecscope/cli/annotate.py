@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from gecscope.cli._common import add_jobs_argument, add_output_argument
@@ -44,6 +45,12 @@ def add_parser(sub: Any) -> None:
                    choices=["rules", "all-split", "all-merge", "all-equal"],
                    help="ERRANT merging strategy (default: rules)")
     add_jobs_argument(p, "ERRANT (inputs under 2,000 sentence pairs run in one process)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep each finished shard in OUTPUT.parts/ and, when rerun after an "
+                        "interruption, reuse the shards whose input is unchanged")
+    p.add_argument("--shard-size", type=int, default=None, metavar="N",
+                   help="sentences read, annotated and written at a time (default 10,000); "
+                        "memory depends on this, not on the corpus size")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(func=run)
 
@@ -57,24 +64,44 @@ def run(args: argparse.Namespace) -> int:
     if not args.source or not args.cor:
         raise ConfigError("give the source (-s) and the corrected file(s) (-c), or a gold M2 "
                           "to re-annotate (--retype)")
-    sources = read_tokens(args.source)
-    cors = [read_tokens(c, expected=len(sources), expected_from=args.source) for c in args.cor]
     if args.extractor == "levenshtein":
         from gecscope.alignment.levenshtein import annotate_corpus
 
+        if args.resume or args.shard_size:
+            raise ConfigError("--resume and --shard-size are for the ERRANT extractor")
+        sources = read_tokens(args.source)
+        cors = [read_tokens(c, expected=len(sources), expected_from=args.source)
+                for c in args.cor]
         corpus = annotate_corpus(sources, cors, merge=args.merge != "all-split")
+        write_m2(args.output, corpus)
+        n, reused = len(corpus), 0
     else:
         from gecscope._pool import default_jobs
-        from gecscope.alignment.errant import annotate_parallel
+        from gecscope.alignment.stream import SHARD_SIZE, annotate_stream, count_lines
 
-        progress = Progress(len(sources), "annotating", args.quiet, unit="sentences")
-        corpus = annotate_parallel(sources, cors, jobs=args.jobs or default_jobs(), lev=args.lev,
-                                   merge=args.merge, progress=progress)
-        progress.close()
-    write_m2(args.output, corpus)
+        size = SHARD_SIZE if args.shard_size is None else args.shard_size
+        if size < 1:
+            raise ConfigError(f"--shard-size must be at least 1, got {size}")
+        resume = None
+        if args.resume:
+            if str(args.output) == "-" or not Path(args.output).parent.is_dir():
+                raise ConfigError("--resume needs --output to be a file in an existing folder "
+                                  "(finished shards are kept beside it)")
+            resume = Path(f"{args.output}.parts")
+        total = count_lines(args.source)
+        progress = Progress(total or 0, "annotating", args.quiet or total is None,
+                            unit="sentences")
+        try:
+            n, reused = annotate_stream([args.source, *args.cor], args.output,
+                                        jobs=args.jobs or default_jobs(), lev=args.lev,
+                                        merge=args.merge, shard_size=size, resume_dir=resume,
+                                        progress=progress)
+        finally:
+            progress.close()
     if not args.quiet:
-        print(f"wrote {args.output}: {len(corpus)} sentences, {len(cors)} annotator(s) "
-              f"in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+        again = f", {reused} shard(s) reused" if reused else ""
+        print(f"wrote {args.output}: {n} sentences, {len(args.cor)} annotator(s) "
+              f"in {time.perf_counter() - t0:.1f}s{again}", file=sys.stderr)
     return 0
 
 

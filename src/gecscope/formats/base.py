@@ -7,11 +7,12 @@ newline; all are accepted. Non-UTF-8 bytes and empty files are refused with a
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,51 @@ def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
     if not allow_empty and not text.strip():
         raise FormatError("file is empty, expected at least one sentence", p)
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def iter_lines(path: PathLike, *, allow_empty: bool = False) -> Iterator[str]:
+    """The lines of a UTF-8 file one at a time, with the checks and line-end handling of
+    :func:`read_text` (BOM dropped, CRLF and CR are line ends, NUL bytes and invalid UTF-8
+    refused with the line number), in memory independent of the file's size. Streams already
+    read by :func:`read_bytes` are served from memory; ``-`` is standard input."""
+    key = os.fspath(path)
+    p = Path(path)
+    if key in _STREAMS:
+        fh: Any = io.BytesIO(_STREAMS[key])
+    elif key == STDIN:
+        fh = sys.stdin.buffer
+    else:
+        try:
+            fh = open(p, "rb")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            raise FormatError("file not found", p) from None
+        except IsADirectoryError:
+            raise FormatError("is a directory, expected a file", p) from None
+    number = 0
+    content = False
+    try:
+        for raw in fh:
+            if number == 0 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if b"\x00" in raw:
+                raise FormatError("contains NUL bytes: not UTF-8 text (a UTF-16 file? convert it "
+                                  "with iconv -f UTF-16 -t UTF-8)", p, number + 1)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FormatError(
+                    f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; gecscope expects UTF-8 "
+                    "text, convert it first (e.g. iconv -t UTF-8)", p, number + 1) from None
+            text = text.removesuffix("\n").removesuffix("\r")
+            for line in text.split("\r"):  # a lone CR ends a line too
+                number += 1
+                content = content or bool(line.strip())
+                yield line
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+    if not allow_empty and not content:
+        raise FormatError("file is empty, expected at least one sentence", p)
 
 
 def split_lines(text: str) -> list[str]:

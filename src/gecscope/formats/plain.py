@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from gecscope.errors import LengthMismatchError
-from gecscope.formats.base import PathLike, atomic_write, read_text, split_lines
+from gecscope.formats.base import PathLike, atomic_write, iter_lines, read_text, split_lines
 from gecscope.types import Tokens
 
 
@@ -27,6 +27,31 @@ def read_tokens(path: PathLike, *, expected: int | None = None,
     """Whitespace-tokenised sentences of a text file (see :func:`read_lines`)."""
     return [tuple(ln.split()) for ln in read_lines(path, expected=expected,
                                                     expected_from=expected_from)]
+
+
+def iter_token_shards(paths: Sequence[PathLike], size: int) -> Iterator[list[list[Tokens]]]:
+    """Parallel files read together, ``size`` lines at a time: one list of token tuples per
+    file in each shard. Memory stays flat however long the files are; files of different
+    lengths raise :class:`LengthMismatchError` (naming the shorter one) when it is reached."""
+    iters = [iter(iter_lines(p)) for p in paths]
+    done = 0
+    while True:
+        shard: list[list[Tokens]] = [[] for _ in paths]
+        for _ in range(size):
+            rows = [next(it, None) for it in iters]
+            if all(r is None for r in rows):
+                break
+            if any(r is None for r in rows):
+                short = next(i for i, r in enumerate(rows) if r is None)
+                longer = next(i for i, r in enumerate(rows) if r is not None)
+                more = done + sum(1 for _ in iters[longer]) + 1
+                raise LengthMismatchError(more, done, paths[short], "lines", paths[longer])
+            for k, r in enumerate(rows):
+                shard[k].append(tuple(r.split()))  # type: ignore[union-attr]
+            done += 1
+        if not shard[0]:
+            return
+        yield shard
 
 
 def split_tokens(text: str, path: PathLike | None = None, *, expected: int | None = None,

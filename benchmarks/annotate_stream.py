@@ -1,0 +1,74 @@
+#!/usr/bin/env python
+"""Peak memory and throughput of ``gecscope annotate`` as the corpus grows (streaming).
+
+Builds corpora of N distinct sentence pairs from the shared data (CoNLL-2014 INPUT with AMU,
+CAMB and CUUI, JFLEG dev and test with their references; each copy made distinct by a
+numbered token at the end of both sides), annotates each in a child process and prints wall
+and CPU seconds, pairs per second and the peak resident memory of the run (the largest
+process: the main one or a worker).
+
+    python benchmarks/annotate_stream.py [--data ../shared/data] [--sizes 10000 100000]
+        [--jobs 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _clock import Clock
+
+PAIRS = [("conll14/submissions/INPUT", f"conll14/submissions/{s}") for s in ("AMU", "CAMB", "CUUI")]
+PAIRS += [(f"jfleg/{d}/{d}.src", f"jfleg/{d}/{d}.ref{k}") for d in ("dev", "test") for k in (0, 1)]
+
+
+def build(data: Path, n: int, src: Path, cor: Path) -> None:
+    pairs = []
+    for a, b in PAIRS:
+        xs = (data / a).read_text(encoding="utf-8").splitlines()
+        ys = (data / b).read_text(encoding="utf-8").splitlines()
+        pairs.extend((x.strip(), y.strip()) for x, y in zip(xs, ys, strict=True) if x.strip())
+    with open(src, "w", encoding="utf-8") as fs, open(cor, "w", encoding="utf-8") as fc:
+        for i in range(n):
+            x, y = pairs[i % len(pairs)]
+            copy = i // len(pairs)
+            tag = f" n{copy}" if copy else ""
+            fs.write(x + tag + "\n")
+            fc.write(y + tag + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
+    args = ap.parse_args()
+    print("| pairs | jobs | wall s | CPU s | pairs/s | peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            src, cor = Path(tmp) / "src.txt", Path(tmp) / "cor.txt"
+            build(Path(args.data), n, src, cor)
+            for jobs in args.jobs:
+                # a fresh interpreter per run, so ru_maxrss of the children is this run's
+                probe = ("import resource, subprocess, sys\n"
+                         "subprocess.run(sys.argv[1:], check=True)\n"
+                         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+                argv = [sys.executable, "-c", probe, sys.executable, "-m", "gecscope",
+                        "annotate", "-s", str(src), "-c", str(cor), "--output",
+                        str(Path(tmp) / "out.m2"), "--jobs", str(jobs), "-q"]
+                with Clock() as c:
+                    out = subprocess.run(argv, check=True, capture_output=True, text=True)
+                peak = int(out.stdout.split()[-1]) / 1024
+                print(f"| {n:,} | {jobs} | {c.wall:.1f} | {c.cpu:.1f} | {n / c.wall:.0f} | "
+                      f"{peak:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""ERRANT annotation of corpora larger than memory, resumable after an interruption.
+
+The parallel files are read ``shard_size`` lines at a time (:func:`~gecscope.formats.plain.
+iter_token_shards`), each shard is annotated (on the worker processes of one pool kept for the
+whole run) and its M2 text streamed into the output, which is written atomically: an
+interrupted run leaves no partial output. Peak memory depends on the shard size and the
+annotator's bounded caches, not on the corpus size.
+
+With a ``resume_dir`` every finished shard is also kept there as ``shard-<n>-<digest>.m2``,
+where the digest covers the shard's input lines and the options. A rerun reuses every shard
+whose digest still matches (so a shard is never annotated twice, and a changed input or option
+is annotated afresh, never mixed in), and deletes the folder after the output is complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from gecscope.formats.base import PathLike, atomic_write
+from gecscope.types import Tokens
+
+SHARD_SIZE = 10_000  # sentences per shard: a few seconds of work, a few MB of M2
+
+
+def shard_digest(shard: Sequence[Sequence[Tokens]], options: str) -> str:
+    """Digest of a shard's input lines (every file) and the annotation options."""
+    h = hashlib.sha256(options.encode("utf-8"))
+    for lines in shard:
+        h.update(b"\x1e")
+        for toks in lines:
+            h.update(" ".join(toks).encode("utf-8", "surrogatepass"))
+            h.update(b"\n")
+    return h.hexdigest()[:16]
+
+
+def count_lines(path: PathLike) -> int | None:
+    """Lines of a regular file (a byte scan, for progress), or ``None`` for streams."""
+    p = Path(path)
+    if os.fspath(path) == "-" or not p.is_file():
+        return None
+    n = 0
+    last = b"\n"
+    with open(p, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            n += chunk.count(b"\n")
+            last = chunk[-1:]
+    return n + (last != b"\n")
+
+
+def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
+                    lev: bool = False, merge: str = "rules", shard_size: int = SHARD_SIZE,
+                    resume_dir: PathLike | None = None,
+                    progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+    """Annotate ``paths[0]`` (sources) against the corrected files ``paths[1:]`` into the M2
+    file ``output``; returns (sentences, shards reused from ``resume_dir``)."""
+    from gecscope._pool import process_pool
+    from gecscope.alignment.errant import PARALLEL_MIN, ErrantAnnotator, annotate_parallel
+    from gecscope.formats.m2 import format_sentence
+    from gecscope.formats.plain import iter_token_shards
+
+    options = f"errant-annotate-v1|lev={lev}|merge={merge}|files={len(paths)}"
+    folder = Path(resume_dir) if resume_dir is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    counts = {"sentences": 0, "reused": 0}
+
+    def texts() -> Iterator[str]:
+        local: ErrantAnnotator | None = None
+        pool_cm: Any = None
+        pool: Any = None
+        try:
+            for n, shard in enumerate(iter_token_shards(paths, shard_size)):
+                sources, corrections = shard[0], shard[1:]
+                counts["sentences"] += len(sources)
+                part = None
+                if folder is not None:
+                    part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
+                    if part.is_file():
+                        counts["reused"] += 1
+                        if progress is not None:
+                            progress(len(sources))
+                        yield part.read_text(encoding="utf-8")
+                        continue
+                big = jobs > 1 and len(sources) * max(1, len(corrections)) >= PARALLEL_MIN
+                if big and pool is None:
+                    pool_cm = process_pool(jobs, jobs)
+                    pool = pool_cm.__enter__()
+                if big and pool is not None:
+                    corpus = annotate_parallel(sources, corrections, jobs=jobs, lev=lev,
+                                               merge=merge, progress=progress, pool=pool)
+                else:
+                    if local is None:
+                        local = ErrantAnnotator(lev=lev, merge=merge)
+                    corpus = local.annotate_corpus(sources, corrections, progress=progress)
+                text = "".join(format_sentence(s) for s in corpus)
+                if part is not None:
+                    atomic_write(part, [text])
+                yield text
+        finally:
+            if pool_cm is not None:
+                pool_cm.__exit__(None, None, None)
+
+    atomic_write(output, texts())
+    if folder is not None:
+        for f in folder.glob("shard-*.m2"):
+            f.unlink()
+        try:
+            folder.rmdir()
+        except OSError:
+            pass  # the user's own files are in it: leave it
+    return counts["sentences"], counts["reused"]
