@@ -39,7 +39,7 @@ if [ "$mode" = "--dev" ]; then
   fi
   # torch first: the pinned CPU build is a local wheel; asking later could pull a CUDA build.
   pipq "torch==2.13.0"
-  pipq -e ".[all,sim,parser,marian,ct2,argos]" pytest jsonschema "hypothesis>=6.100" \
+  pipq -e ".[all,sim,parser,marian,ct2,argos,ray]" pytest jsonschema "hypothesis>=6.100" \
     "ruff==0.17.6" "mypy==2.4.1"
 else
   pipq -e ".[spacy,stats,fast]"

@@ -48,7 +48,8 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
              hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
              tokenise: Tokeniser = "whitespace",
              progress: Callable[[int], None] | None = None,
-             jobs: int = 1) -> list[SystemResult]:
+             jobs: int = 1, backend: str = "local",
+             address: str | None = None) -> list[SystemResult]:
     """Score every hypothesis with every metric against ``data``.
 
     Returns one :class:`SystemResult` per (metric, system), metric-major, in the order given:
@@ -59,12 +60,21 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     (:func:`gecscope.progress.tick`), else once a result is complete.
 
     ``jobs`` processes share the work (``0``: every core; see :mod:`gecscope.parallel`);
-    the results are identical to ``jobs=1``.
+    the results are identical to ``jobs=1``. ``backend="ray"`` runs it on ``jobs`` Ray
+    actors (``0``: one per CPU of the cluster) at ``address`` (``None``: a local Ray
+    instance; ``"auto"`` or ``HOST:PORT``: an existing cluster).
     """
     from gecscope.progress import reporting
 
     ms = make_metrics(metrics)
     hyps = make_hypotheses(hypotheses, tokenise)
+    if backend == "ray":
+        from gecscope import parallel
+
+        return parallel.evaluate_ray(ms, data, hyps, parallel.resolve_jobs(jobs) if jobs else 0,
+                                     address, progress)
+    if backend != "local":
+        raise ConfigError(f"backend must be local or ray, got {backend!r}")
     if jobs != 1:
         from gecscope import parallel
 

@@ -87,6 +87,47 @@ def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
     return m, h, _STATE["metrics"][m].evaluate(data, hyp)
 
 
+def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
+                 actors: int, address: str | None = None,
+                 progress: Callable[[int], None] | None = None) -> list[SystemResult]:
+    """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.ray_backend`): the edits of
+    every system extracted by annotator actors, then one task per (metric, system)."""
+    from gecscope import ray_backend
+    from gecscope.alignment.errant import CHUNK
+    from gecscope.types import Annotation, Corpus, Sentence
+
+    for metric in metrics:
+        metric.check_inputs(data)
+    for hyp in hyps:
+        data.check(hyp)
+    metrics, hyps = list(metrics), list(hyps)
+    needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
+    if any(needs_edits):
+        todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
+        if todo:
+            src = data.sources
+            size = max(1, CHUNK // len(todo))
+            jobs = (("sentences", (list(src[a:a + size]), [list(h.tokens[a:a + size])
+                                                            for h in todo]))
+                    for a in range(0, len(src), size))
+            joint: list[Any] = []
+            for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
+                joint.extend(sentences)
+            for k, h in enumerate(todo):
+                data.set_hypothesis_m2(h, Corpus(tuple(
+                    Sentence(s.source, tuple(Annotation(0, a.edits) for a in s.annotations
+                                             if a.annotator == k)) for s in joint)))
+    tasks = [(m, h, data.known_hypothesis_m2(hyps[h]) if needs_edits[m] else None)
+             for m in range(len(metrics)) for h in range(len(hyps))]
+    out: dict[tuple[int, int], SystemResult] = {}
+    for m, h, result in ray_backend.score_tasks(data, metrics, hyps, tasks, actors=actors,
+                                                address=address):
+        out[m, h] = result
+        if progress is not None:
+            progress(len(data))
+    return [out[t] for t in sorted(out)]
+
+
 def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
                       hyps: Sequence[Hypothesis], jobs: int,
                       progress: Callable[[int], None] | None = None) -> list[SystemResult]:

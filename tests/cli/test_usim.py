@@ -161,3 +161,16 @@ def test_text_mode_default_is_the_trained_ucca_parser(tmp_path: Path,
     scores = [float(ln.split("\t")[1]) for ln in lines[-2:]]
     # An unchanged sentence scores (almost) 1; an unrelated replacement scores far lower.
     assert scores[0] > 0.99 and scores[1] < 0.6
+
+
+def test_text_mode_refuses_runaway_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                         ) -> None:
+    # the parser's cost grows with the line length: --max-tokens guards it as in evaluate
+    src, hyp = tmp_path / "src.txt", tmp_path / "hyp.txt"
+    src.write_text("He go home .\nShe like it .\n", encoding="utf-8")
+    hyp.write_text("He goes home .\n" + "the a , " * 400 + "\n", encoding="utf-8")
+    assert main(["usim", "--source", str(src), "--hyp", str(hyp)]) == 65
+    err = capsys.readouterr().err
+    assert f"{hyp}:2: has 1200 tokens, more than --max-tokens 1000" in err
+    assert main(["usim", "--source", str(src), "--hyp", str(hyp), "--max-tokens", "-1"]) == 64
+    assert "--max-tokens must be >= 0" in capsys.readouterr().err

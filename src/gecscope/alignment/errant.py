@@ -41,7 +41,7 @@ class ErrantAnnotator:
     """
 
     def __init__(self, nlp: Any = None, *, lev: bool = False, merge: str = "rules",
-                 batch_size: int = 256, max_cached: int = 20_000) -> None:
+                 batch_size: int = 256, max_cached: int = 10_000) -> None:
         if merge not in MERGE_STRATEGIES:
             raise ConfigError(f"unknown merge strategy {merge!r}; choose from "
                               f"{', '.join(MERGE_STRATEGIES)}")
@@ -53,7 +53,7 @@ class ErrantAnnotator:
         self.batch_size = batch_size
         # Bounded caches (least recently used dropped first), so a long-running process (a
         # training loop scoring every checkpoint, a streamed corpus) does not grow without
-        # limit: a parse takes about 15 kB, so 20,000 of them about 300 MB.
+        # limit: a parse takes about 15 kB, so 10,000 of them about 150 MB.
         self._docs: dict[str, Any] = {}
         self._edits: dict[tuple[str, str], tuple[Edit, ...]] = {}
         self.max_cached = max_cached

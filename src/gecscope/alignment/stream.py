@@ -54,9 +54,11 @@ def count_lines(path: PathLike) -> int | None:
 def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                     lev: bool = False, merge: str = "rules", shard_size: int = SHARD_SIZE,
                     resume_dir: PathLike | None = None,
-                    progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+                    progress: Callable[[int], None] | None = None,
+                    backend: str = "local", address: str | None = None) -> tuple[int, int]:
     """Annotate ``paths[0]`` (sources) against the corrected files ``paths[1:]`` into the M2
-    file ``output``; returns (sentences, shards reused from ``resume_dir``)."""
+    file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
+    sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
     from gecscope._pool import process_pool
     from gecscope.alignment.errant import PARALLEL_MIN, ErrantAnnotator, annotate_parallel
     from gecscope.formats.m2 import format_sentence
@@ -104,7 +106,43 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             if pool_cm is not None:
                 pool_cm.__exit__(None, None, None)
 
-    atomic_write(output, texts())
+    def ray_texts() -> Iterator[str]:
+        from gecscope import ray_backend
+
+        parts: list[Path | None] = []
+        sizes: list[int] = []
+
+        def jobs() -> Iterator[tuple[str, Any]]:
+            for n, shard in enumerate(iter_token_shards(paths, shard_size)):
+                counts["sentences"] += len(shard[0])
+                sizes.append(len(shard[0]))
+                part = None
+                if folder is not None:
+                    part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
+                    if part.is_file():
+                        counts["reused"] += 1
+                        parts.append(None)
+                        yield ("echo", part.read_text(encoding="utf-8"))
+                        continue
+                parts.append(part)
+                yield ("m2", (shard[0], shard[1:]))
+
+        results = ray_backend.annotate_jobs(jobs(), actors=jobs_n, address=address, lev=lev,
+                                            merge=merge)
+        for n, text in enumerate(results):
+            part = parts[n]
+            if part is not None:
+                atomic_write(part, [text])
+            if progress is not None:
+                progress(sizes[n])
+            yield text
+
+    jobs_n = jobs
+    if backend not in ("local", "ray"):
+        from gecscope.errors import ConfigError
+
+        raise ConfigError(f"backend must be local or ray, got {backend!r}")
+    atomic_write(output, ray_texts() if backend == "ray" else texts())
     if folder is not None:
         for f in folder.glob("shard-*.m2"):
             f.unlink()

@@ -93,6 +93,17 @@ def add_jobs_argument(p: argparse.ArgumentParser, what: str) -> None:
                         "use; small inputs run in one process); results are the same for any N")
 
 
+def add_backend_arguments(p: argparse.ArgumentParser) -> None:
+    """``--backend local|ray`` and ``--address`` (the Ray cluster)."""
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="where the work runs: local processes (default) or a Ray cluster "
+                        "(pip install 'gecscope[ray]'); --jobs is then the number of actors "
+                        "(0 = one per CPU of the cluster)")
+    p.add_argument("--address", metavar="auto|HOST:PORT",
+                   help="Ray cluster to join (default: start a local Ray instance; auto: the "
+                        "cluster this machine belongs to)")
+
+
 def add_output_argument(p: argparse.ArgumentParser, help: str, *aliases: str,
                         **kwargs: Any) -> None:
     """``--output`` (plus ``aliases``, e.g. errant's ``-out``), and an ``-o`` that explains

@@ -30,18 +30,14 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
-    p.add_argument("--max-tokens", type=int, default=1000, metavar="N",
-                   help="refuse hypothesis lines longer than N tokens (a system stuck in a loop "
-                        "would make some metrics run for hours; default 1000, 0 = no limit)")
-    p.add_argument("--long-lines", choices=["error", "source"], default="error",
-                   help="a line over --max-tokens: stop with an error naming it (default), or "
-                        "score it as the unchanged source and say how many lines were")
+    add_long_line_arguments(p)
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (logs, CI)")
-    from gecscope.cli._common import add_jobs_argument
+    from gecscope.cli._common import add_backend_arguments, add_jobs_argument
 
     add_jobs_argument(p, "ERRANT edit extraction and for scoring (one task per metric and "
                          "system)")
+    add_backend_arguments(p)
     field = p.add_argument_group(
         "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
     field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
@@ -50,6 +46,16 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     for flag, mode in (("-cs", "cs"), ("-cse", "cse"), ("-ds", "ds"), ("-dt", "dt")):
         field.add_argument(flag, dest="errant_mode", action="store_const", const=mode,
                            help=f"ERRANT mode {mode} (= -o mode={mode})")
+
+
+def add_long_line_arguments(p: argparse.ArgumentParser) -> None:
+    """``--max-tokens N`` and ``--long-lines`` (see :func:`guard_long_lines`)."""
+    p.add_argument("--max-tokens", type=int, default=1000, metavar="N",
+                   help="refuse hypothesis lines longer than N tokens (a system stuck in a loop "
+                        "would make some metrics run for hours; default 1000, 0 = no limit)")
+    p.add_argument("--long-lines", choices=["error", "source"], default="error",
+                   help="a line over --max-tokens: stop with an error naming it (default), or "
+                        "score it as the unchanged source and say how many lines were")
 
 
 def field_options(args: argparse.Namespace) -> list[str]:
@@ -93,7 +99,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
             for h, nm in zip(args.hyp, names)]
     limit = getattr(args, "max_tokens", 0) or 0
     if limit > 0:
-        hyps = [_guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
+        hyps = [guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
                 for h in hyps]
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
     ref_share = (glued_share(data.references[0])
@@ -110,7 +116,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     return data, hyps
 
 
-def _guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -> Hypothesis:
+def guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -> Hypothesis:
     """Refuse (or, with ``action="source"``, replace by the source) hypothesis lines longer
     than ``limit`` tokens; never a silent truncation."""
     from gecscope.errors import FormatError
@@ -134,7 +140,8 @@ def _guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) 
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
-                 quiet: bool = False, force: bool = False, jobs: int = 1) -> list[SystemResult]:
+                 quiet: bool = False, force: bool = False, jobs: int = 1,
+                 backend: str = "local", address: str | None = None) -> list[SystemResult]:
     """:func:`gecscope.evaluate` with a progress display."""
     from gecscope.cli._common import Progress
     from gecscope.evaluation import evaluate
@@ -142,7 +149,8 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
     progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,
                         unit="sentences", force=force)
     try:
-        return evaluate(metrics, data, hyps, progress=progress, jobs=jobs)
+        return evaluate(metrics, data, hyps, progress=progress, jobs=jobs, backend=backend,
+                        address=address)
     finally:
         progress.close()
 

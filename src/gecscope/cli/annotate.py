@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gecscope.cli._common import add_jobs_argument, add_output_argument
+from gecscope.cli._common import add_backend_arguments, add_jobs_argument, add_output_argument
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
@@ -45,6 +45,7 @@ def add_parser(sub: Any) -> None:
                    choices=["rules", "all-split", "all-merge", "all-equal"],
                    help="ERRANT merging strategy (default: rules)")
     add_jobs_argument(p, "ERRANT (inputs under 2,000 sentence pairs run in one process)")
+    add_backend_arguments(p)
     p.add_argument("--resume", action="store_true",
                    help="keep each finished shard in OUTPUT.parts/ and, when rerun after an "
                         "interruption, reuse the shards whose input is unchanged")
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.extractor == "levenshtein":
         from gecscope.alignment.levenshtein import annotate_corpus
 
-        if args.resume or args.shard_size:
-            raise ConfigError("--resume and --shard-size are for the ERRANT extractor")
+        if args.resume or args.shard_size or args.backend != "local":
+            raise ConfigError("--resume, --shard-size and --backend are for the ERRANT extractor")
         sources = read_tokens(args.source)
         cors = [read_tokens(c, expected=len(sources), expected_from=args.source)
                 for c in args.cor]
@@ -92,10 +93,12 @@ def run(args: argparse.Namespace) -> int:
         progress = Progress(total or 0, "annotating", args.quiet or total is None,
                             unit="sentences")
         try:
+            ray = args.backend == "ray"
             n, reused = annotate_stream([args.source, *args.cor], args.output,
-                                        jobs=args.jobs or default_jobs(), lev=args.lev,
-                                        merge=args.merge, shard_size=size, resume_dir=resume,
-                                        progress=progress)
+                                        jobs=args.jobs if ray else args.jobs or default_jobs(),
+                                        lev=args.lev, merge=args.merge, shard_size=size,
+                                        resume_dir=resume, progress=progress,
+                                        backend=args.backend, address=args.address)
         finally:
             progress.close()
     if not args.quiet:

@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"two systems have the same name ({', '.join(names)}); give "
                           "distinct names with --name")
     results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
-                           getattr(args, "jobs", 1))
+                           getattr(args, "jobs", 1), getattr(args, "backend", "local"),
+                           getattr(args, "address", None))
 
     def progress(msg: str) -> None:
         if not args.quiet and sys.stderr.isatty():

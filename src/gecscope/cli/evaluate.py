@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
     results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
-                           getattr(args, "jobs", 1))
+                           getattr(args, "jobs", 1), getattr(args, "backend", "local"),
+                           getattr(args, "address", None))
     if (args.cat or args.html or args.format == "json") and any(r.score.categories
                                                                 for r in results):
         warn_type_schemes(data, hyps)  # per-type tables are shown

@@ -16,6 +16,7 @@ import dataclasses
 import sys
 from typing import Any
 
+from gecscope.cli._inputs import add_long_line_arguments, guard_long_lines
 from gecscope.errors import ConfigError
 
 
@@ -34,6 +35,7 @@ def add_parser(sub: Any) -> None:
                         "A:annotator B for iaa); repeatable")
     p.add_argument("--source", help="source text file (one tokenised sentence per line)")
     p.add_argument("--hyp", help="corrected text file, aligned line by line with --source")
+    add_long_line_arguments(p)
     p.add_argument("--parser", default="ucca",
                    help="parser backend for text input: ucca (default, gecscope's trained UCCA "
                         "parser) or approx-spacy (APPROXIMATE, not UCCA)")
@@ -155,6 +157,10 @@ def _run_text(args: argparse.Namespace) -> int:
     data = EvalData((), source_path=args.source)
     hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
                                expected_from=args.source)
+    if args.max_tokens < 0:
+        raise ConfigError(f"--max-tokens must be >= 0 (0 = no limit), got {args.max_tokens}")
+    if args.max_tokens:
+        hyp = guard_long_lines(hyp, data, args.max_tokens, args.long_lines)
     result = metric.evaluate(data, hyp)
     score = result.score
     if args.json:
