@@ -51,7 +51,6 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
     """Annotate every plain-text system (and plain-text references) with ERRANT on ``jobs``
     processes (or on ``pool``) and store the edits in ``data``, where the metrics find them."""
     from gecscope.alignment.errant import annotate_parallel
-    from gecscope.types import Annotation, Corpus, Sentence
 
     if data.m2 is None and data.has_references and "reference-edits" not in data.cache:
         data.cache["reference-edits"] = annotate_parallel(data.sources, data.references,
@@ -67,12 +66,21 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
         data.check(h)
     corpus = annotate_parallel(data.sources, [h.tokens for h in systems], jobs=jobs,
                                progress=progress, pool=pool)
-    for k, h in enumerate(systems):  # annotator k of the joint corpus is system k
+    store_joint_edits(data, systems, corpus.sentences)
+
+
+def store_joint_edits(data: EvalData, systems: Sequence[Hypothesis],
+                      joint: Sequence[Any]) -> None:
+    """Split sentences annotated with every system as an annotator (annotator ``k`` = system
+    ``k``) into each system's edits (annotator 0, as when annotated alone) and store them."""
+    from gecscope.types import Annotation, Corpus, Sentence
+
+    for k, system in enumerate(systems):
         own = tuple(
             Sentence(s.source, tuple(Annotation(0, a.edits) for a in s.annotations
                                      if a.annotator == k))
-            for s in corpus)
-        data.set_hypothesis_m2(h, Corpus(own))
+            for s in joint)
+        data.set_hypothesis_m2(system, Corpus(own))
 
 
 def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothesis]) -> None:
@@ -94,12 +102,11 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
     every system extracted by annotator actors, then one task per (metric, system)."""
     from gecscope import ray_backend
     from gecscope.alignment.errant import CHUNK
-    from gecscope.types import Annotation, Corpus, Sentence
 
     for metric in metrics:
         metric.check_inputs(data)
-    for hyp in hyps:
-        data.check(hyp)
+    for system in hyps:
+        data.check(system)
     metrics, hyps = list(metrics), list(hyps)
     needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
     if any(needs_edits):
@@ -113,10 +120,7 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
             joint: list[Any] = []
             for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
                 joint.extend(sentences)
-            for k, h in enumerate(todo):
-                data.set_hypothesis_m2(h, Corpus(tuple(
-                    Sentence(s.source, tuple(Annotation(0, a.edits) for a in s.annotations
-                                             if a.annotator == k)) for s in joint)))
+            store_joint_edits(data, todo, joint)
     tasks = [(m, h, data.known_hypothesis_m2(hyps[h]) if needs_edits[m] else None)
              for m in range(len(metrics)) for h in range(len(hyps))]
     out: dict[tuple[int, int], SystemResult] = {}
