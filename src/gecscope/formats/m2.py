@@ -13,6 +13,8 @@ nothing. Blocks are separated by blank lines.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Iterator
 
 from gecscope.errors import FormatError
@@ -81,6 +83,10 @@ def _build_sentence(source: Tokens, lines: list[tuple[int, str]], path: PathLike
     return Sentence(source=source, annotations=annotations)
 
 
+#: ChERRANT's extra line after each S line: ``T<k>-A<j> <target>`` or ``T<k> 没有错误`` ("no error").
+CHERRANT_TARGET = re.compile(r"T\d+(-A\d+)?( |$)")
+
+
 def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
     """Parse M2 text (line ends already normalised) into a :class:`Corpus`."""
     sentences: list[Sentence] = []
@@ -102,6 +108,12 @@ def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
                 raise FormatError("found an A line before any S line; expected 'S <tokens>' first",
                                   path, lineno)
             pending.append((lineno, line))
+        elif CHERRANT_TARGET.match(line):
+            # ChERRANT's target lines (``T0-A0 <corrected text>``, ``T0 没有错误``) restate
+            # what the A lines say; they carry nothing for scoring and are skipped
+            if source is None:
+                raise FormatError("found a T line before any S line; expected 'S <tokens>' first",
+                                  path, lineno)
         else:
             raise FormatError(
                 f"expected a line starting with 'S ' (source) or 'A ' (edit), found {line[:40]!r}",
