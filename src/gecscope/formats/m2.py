@@ -14,7 +14,6 @@ nothing. Blocks are separated by blank lines.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Iterator
 
 from gecscope.errors import FormatError
