@@ -263,15 +263,15 @@ PARALLEL_MIN = 2_000  # sentence pairs below which one process is faster (each w
 CHUNK = 500  # sentence pairs per task: small enough to balance, large enough to batch the parser
 
 
-def _worker_annotator(lev: bool, merge: str) -> ErrantAnnotator:
-    """This process's annotator for the options (the shared one for the defaults, so scoring
-    in the same worker reuses its parses)."""
+def process_annotator(lev: bool = False, merge: str = "rules") -> ErrantAnnotator:
+    """This process's annotator for the options: the shared one for the defaults (so scoring
+    in the same process reuses its parses), else one per option set on the same spaCy model."""
     if not lev and merge == "rules":
         return shared_annotator()
     key = f"lev={lev},merge={merge}"
     ann = _SHARED.get(key)
     if ann is None:
-        ann = _SHARED[key] = ErrantAnnotator(lev=lev, merge=merge)
+        ann = _SHARED[key] = ErrantAnnotator(shared_annotator().nlp, lev=lev, merge=merge)
     return ann
 
 
@@ -279,7 +279,7 @@ def annotate_chunk(task: tuple[bool, str, list[Tokens], list[list[Tokens]]]
                    ) -> tuple[Sentence, ...]:
     """One task of :func:`annotate_parallel` (run in a worker process)."""
     lev, merge, sources, corrections = task
-    return _worker_annotator(lev, merge).annotate_corpus(sources, corrections).sentences
+    return process_annotator(lev, merge).annotate_corpus(sources, corrections).sentences
 
 
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
@@ -293,8 +293,8 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     scoring pool of :mod:`gecscope.parallel`, whose workers then keep their parses)."""
     n = len(sources)
     if jobs <= 1 or n * max(1, len(corrections)) < PARALLEL_MIN:
-        return ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(sources, corrections,
-                                                                     progress=progress)
+        return process_annotator(lev, merge).annotate_corpus(sources, corrections,
+                                                             progress=progress)
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
         if len(cor) != n:
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
@@ -321,7 +321,7 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
             if executor is not None:
                 run(executor)
     if len(out) < n:  # the workers could not start or broke: the rest in this process
-        rest = ErrantAnnotator(lev=lev, merge=merge).annotate_corpus(
+        rest = process_annotator(lev, merge).annotate_corpus(
             sources[len(out):], [c[len(out):] for c in corrections], progress=progress)
         out.extend(rest.sentences)
     return Corpus(tuple(out))

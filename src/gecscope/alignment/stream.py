@@ -60,7 +60,12 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
     sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
     from gecscope._pool import process_pool
-    from gecscope.alignment.errant import PARALLEL_MIN, ErrantAnnotator, annotate_parallel
+    from gecscope.alignment.errant import (
+        PARALLEL_MIN,
+        ErrantAnnotator,
+        annotate_parallel,
+        process_annotator,
+    )
     from gecscope.formats.m2 import format_sentence
     from gecscope.formats.plain import iter_token_shards
 
@@ -96,7 +101,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                                                merge=merge, progress=progress, pool=pool)
                 else:
                     if local is None:
-                        local = ErrantAnnotator(lev=lev, merge=merge)
+                        local = process_annotator(lev, merge)
                     corpus = local.annotate_corpus(sources, corrections, progress=progress)
                 text = "".join(format_sentence(s) for s in corpus)
                 if part is not None:
