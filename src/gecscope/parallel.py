@@ -95,28 +95,31 @@ def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
     return m, h, _STATE["metrics"][m].evaluate(data, hyp)
 
 
+def _checked(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis]
+             ) -> tuple[list[Metric[Any]], list[Hypothesis]]:
+    """The inputs checked here, before any work is sent out (as lists, for indexing)."""
+    for metric in metrics:
+        metric.check_inputs(data)
+    for system in hyps:
+        data.check(system)
+    return list(metrics), list(hyps)
+
+
 def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
                  actors: int, address: str | None = None,
                  progress: Callable[[int], None] | None = None) -> list[SystemResult]:
     """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.ray_backend`): the edits of
     every system extracted by annotator actors, then one task per (metric, system)."""
     from gecscope import ray_backend
-    from gecscope.alignment.errant import CHUNK
+    from gecscope.alignment.errant import chunks
 
-    for metric in metrics:
-        metric.check_inputs(data)
-    for system in hyps:
-        data.check(system)
-    metrics, hyps = list(metrics), list(hyps)
+    metrics, hyps = _checked(metrics, data, hyps)
     needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
     if any(needs_edits):
         todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
         if todo:
-            src = data.sources
-            size = max(1, CHUNK // len(todo))
-            jobs = (("sentences", (list(src[a:a + size]), [list(h.tokens[a:a + size])
-                                                            for h in todo]))
-                    for a in range(0, len(src), size))
+            jobs = (("sentences", chunk) for chunk in chunks(data.sources,
+                                                             [h.tokens for h in todo]))
             joint: list[Any] = []
             for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
                 joint.extend(sentences)
@@ -139,11 +142,7 @@ def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
     processes; identical results to one process. One pool serves both phases, so a worker
     that extracted edits keeps its spaCy model and parses for scoring."""
     n = len(data)
-    for metric in metrics:
-        metric.check_inputs(data)
-    for hyp in hyps:
-        data.check(hyp)
-    metrics, hyps = list(metrics), list(hyps)
+    metrics, hyps = _checked(metrics, data, hyps)
     needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
     tasks = [(m, h) for m in range(len(metrics)) for h in range(len(hyps))]
     # the costliest metrics first, so no worker is left with a long task at the end

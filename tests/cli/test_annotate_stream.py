@@ -45,7 +45,8 @@ def test_resume_reuses_finished_shards_after_a_failure(tmp_path: Path, capsys) -
     assert f"{bad}:11" in err and "UTF-8" in err
     assert not out.exists()  # nothing half-written
     parts = sorted((tmp_path / "run.m2.parts").glob("shard-*.m2"))
-    assert [p.name[:12] for p in parts] == [f"shard-{i:06d}" for i in range(5)]
+    kept = [p.name[:12] for p in parts]
+    assert kept == [f"shard-{i:06d}" for i in range(5)]
     bad.write_bytes((DEMO / "careful.txt").read_bytes())  # the input fixed: shard 6 changes
     assert _annotate(out, "--shard-size", "2", "--resume", cor=bad) == 0
     assert "5 shard(s) reused" in capsys.readouterr().err

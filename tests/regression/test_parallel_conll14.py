@@ -34,10 +34,11 @@ def test_two_processes_equal_one_on_conll14(shared_data: Path) -> None:
     one, two = _results(1, shared_data), _results(2, shared_data)
     assert len(one) == len(two) == 13 * len(METRICS)
     for a, b in zip(one, two, strict=True):
-        assert (a.metric, a.system) == (b.metric, b.system)
-        assert a.score == b.score, (a.metric, a.system)
-        assert a.stats == b.stats, (a.metric, a.system)
-        assert a.sentence_scores == b.sentence_scores, (a.metric, a.system)
+        which = (a.metric, a.system)
+        assert which == (b.metric, b.system)
+        assert a.score == b.score, which
+        assert a.stats == b.stats, which
+        assert a.sentence_scores == b.sentence_scores, which
     amu = {r.metric: r.score.value for r in two if r.system == "AMU"}
     assert amu["m2"] > amu["errant"] > 0  # real scores, not an empty comparison
 

@@ -11,7 +11,7 @@ result is identical to ``errant_parallel``'s on the same input (tested on CoNLL-
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from gecscope._optional import require
@@ -282,6 +282,14 @@ def annotate_chunk(task: tuple[bool, str, list[Tokens], list[list[Tokens]]]
     return process_annotator(lev, merge).annotate_corpus(sources, corrections).sentences
 
 
+def chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]]
+           ) -> Iterator[tuple[list[Tokens], list[list[Tokens]]]]:
+    """The corpus cut into tasks of about :data:`CHUNK` sentence pairs, in order."""
+    size = max(1, CHUNK // max(1, len(corrections)))
+    for a in range(0, len(sources), size):
+        yield list(sources[a:a + size]), [list(c[a:a + size]) for c in corrections]
+
+
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
                       progress: Callable[[int], None] | None = None,
@@ -298,9 +306,7 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
         if len(cor) != n:
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
-    size = max(1, CHUNK // max(1, len(corrections)))  # about CHUNK pairs per task
-    tasks = [(lev, merge, list(sources[a:a + size]), [list(c[a:a + size]) for c in corrections])
-             for a in range(0, n, size)]
+    tasks = [(lev, merge, src, cors) for src, cors in chunks(sources, corrections)]
     from gecscope._pool import BrokenPool, process_pool
 
     out: list[Sentence] = []

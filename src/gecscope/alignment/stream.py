@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -60,93 +61,79 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
     sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
     from gecscope._pool import process_pool
-    from gecscope.alignment.errant import (
-        PARALLEL_MIN,
-        ErrantAnnotator,
-        annotate_parallel,
-        process_annotator,
-    )
+    from gecscope.alignment.errant import PARALLEL_MIN, annotate_parallel, process_annotator
     from gecscope.formats.m2 import format_sentence
     from gecscope.formats.plain import iter_token_shards
 
+    if backend not in ("local", "ray"):
+        from gecscope.errors import ConfigError
+
+        raise ConfigError(f"backend must be local or ray, got {backend!r}")
     options = f"errant-annotate-v1|lev={lev}|merge={merge}|files={len(paths)}"
     folder = Path(resume_dir) if resume_dir is not None else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     counts = {"sentences": 0, "reused": 0}
 
+    def plan() -> Iterator[tuple[list[list[Tokens]], Path | None, str | None]]:
+        """Each shard, the file that keeps it (with ``resume_dir``) and its M2 text when a
+        previous run finished it."""
+        for n, shard in enumerate(iter_token_shards(paths, shard_size)):
+            counts["sentences"] += len(shard[0])
+            part = done = None
+            if folder is not None:
+                part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
+                if part.is_file():
+                    counts["reused"] += 1
+                    done = part.read_text(encoding="utf-8")
+            yield shard, part, done
+
     def texts() -> Iterator[str]:
-        local: ErrantAnnotator | None = None
-        pool_cm: Any = None
-        pool: Any = None
-        try:
-            for n, shard in enumerate(iter_token_shards(paths, shard_size)):
+        with ExitStack() as stack:
+            pool: Any = None
+            started = False  # a pool that cannot start is not asked for again
+            for shard, part, done in plan():
                 sources, corrections = shard[0], shard[1:]
-                counts["sentences"] += len(sources)
-                part = None
-                if folder is not None:
-                    part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
-                    if part.is_file():
-                        counts["reused"] += 1
-                        if progress is not None:
-                            progress(len(sources))
-                        yield part.read_text(encoding="utf-8")
-                        continue
+                if done is not None:
+                    if progress is not None:
+                        progress(len(sources))
+                    yield done
+                    continue
                 big = jobs > 1 and len(sources) * max(1, len(corrections)) >= PARALLEL_MIN
-                if big and pool is None:
-                    pool_cm = process_pool(jobs, jobs)
-                    pool = pool_cm.__enter__()
+                if big and not started:
+                    pool = stack.enter_context(process_pool(jobs, jobs))
+                    started = True
                 if big and pool is not None:
                     corpus = annotate_parallel(sources, corrections, jobs=jobs, lev=lev,
                                                merge=merge, progress=progress, pool=pool)
                 else:
-                    if local is None:
-                        local = process_annotator(lev, merge)
-                    corpus = local.annotate_corpus(sources, corrections, progress=progress)
+                    corpus = process_annotator(lev, merge).annotate_corpus(
+                        sources, corrections, progress=progress)
                 text = "".join(format_sentence(s) for s in corpus)
                 if part is not None:
                     atomic_write(part, [text])
                 yield text
-        finally:
-            if pool_cm is not None:
-                pool_cm.__exit__(None, None, None)
 
     def ray_texts() -> Iterator[str]:
         from gecscope import ray_backend
 
-        parts: list[Path | None] = []
-        sizes: list[int] = []
+        pending: list[tuple[Path | None, int, bool]] = []
 
-        def jobs() -> Iterator[tuple[str, Any]]:
-            for n, shard in enumerate(iter_token_shards(paths, shard_size)):
-                counts["sentences"] += len(shard[0])
-                sizes.append(len(shard[0]))
-                part = None
-                if folder is not None:
-                    part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
-                    if part.is_file():
-                        counts["reused"] += 1
-                        parts.append(None)
-                        yield ("echo", part.read_text(encoding="utf-8"))
-                        continue
-                parts.append(part)
-                yield ("m2", (shard[0], shard[1:]))
+        def ray_jobs() -> Iterator[tuple[str, Any]]:
+            for shard, part, done in plan():
+                pending.append((part, len(shard[0]), done is None))
+                yield ("echo", done) if done is not None else ("m2", (shard[0], shard[1:]))
 
-        results = ray_backend.annotate_jobs(jobs(), actors=jobs_n, address=address, lev=lev,
+        results = ray_backend.annotate_jobs(ray_jobs(), actors=jobs, address=address, lev=lev,
                                             merge=merge)
         for n, text in enumerate(results):
-            part = parts[n]
-            if part is not None:
+            part, size, fresh = pending[n]
+            if fresh and part is not None:
                 atomic_write(part, [text])
             if progress is not None:
-                progress(sizes[n])
+                progress(size)
             yield text
 
-    jobs_n = jobs
-    if backend not in ("local", "ray"):
-        from gecscope.errors import ConfigError
-
-        raise ConfigError(f"backend must be local or ray, got {backend!r}")
     atomic_write(output, ray_texts() if backend == "ray" else texts())
     if folder is not None:
         for f in folder.glob("shard-*.m2"):
