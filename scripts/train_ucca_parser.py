@@ -90,8 +90,7 @@ def targets(chunk, lab_index: dict[str, int], remap: dict[str, str]) -> torch.Te
 
 
 def predict(model: SpanScorer, feats: list, labels: list[str], bs: int = 32) -> list[dict]:
-    model.eval()
-    return predict_spans(model, feats, labels, bs)
+    return predict_spans(model.to_numpy(), feats, labels, bs)
 
 
 def evaluate(model, passages: list[Passage], chunk_index: list, feats: list,

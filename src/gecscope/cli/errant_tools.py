@@ -37,10 +37,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import importlib
 
-    from gecscope._optional import require
+    from gecscope._optional import require, require_spacy
     from gecscope.alignment.errant import SPACY_MODEL
 
-    spacy: Any = require("spacy", "spacy", "errant's scripts")
+    spacy: Any = require_spacy("spacy", "errant's scripts")
     require("errant", "spacy", "errant's scripts")
     original = spacy.load
 

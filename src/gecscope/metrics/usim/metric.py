@@ -143,7 +143,7 @@ class USimMetric(Metric[USimStats]):
             kwargs = {"directory": self.config.gold_dir} if self.config.parser == "gold" else {}
             _PARSERS[key] = get_parser(self.config.parser, **kwargs)
         parser = _PARSERS[key]
-        if hasattr(parser, "threads"):  # torch backends: the count this metric asks for
+        if hasattr(parser, "threads"):  # BLAS/torch threads: the count this metric asks for
             parser.threads = self.config.threads
         return parser
 

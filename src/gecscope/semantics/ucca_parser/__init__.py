@@ -3,9 +3,10 @@
 ``UccaParser`` (backend ``ucca`` of :mod:`gecscope.semantics.parser`) parses tokenised
 sentences into :class:`~gecscope.semantics.ucca.Passage` objects with the model shipped in
 ``model/``. Modules: :mod:`.tree` (span encoding of UCCA and back), :mod:`.data` (corpora,
-EWT split), :mod:`.features` (MiniLM + spaCy features), :mod:`.model` (span scorer),
-:mod:`.decode` (CKY), :mod:`.backend` (the parser). Torch, transformers and spaCy are
-imported only when a parser is built.
+EWT split), :mod:`.features` (MiniLM + spaCy features), :mod:`.encoder` (MiniLM in numpy),
+:mod:`.model` (the span scorer in torch, for training), :mod:`.scorer` (the same in numpy, for
+parsing), :mod:`.decode` (CKY), :mod:`.backend` (the parser). Parsing never imports torch;
+spaCy and the encoder are loaded only when a parser is built.
 """
 
 from __future__ import annotations

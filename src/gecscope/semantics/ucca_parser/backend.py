@@ -4,9 +4,10 @@ Input is tokenised text; each input is cut into sentences after sentence-final p
 each sentence is featurised (:mod:`.features`), scored (:mod:`.model`) and decoded with CKY
 (:mod:`.decode`), and the labelled spans become the units and primary edges of a
 :class:`~gecscope.semantics.ucca.Passage` (:func:`.tree.spans_to_passage`). Remote edges and
-implicit units are not predicted. Output is deterministic: inference runs in evaluation mode
-with a fixed number of torch threads per call (``threads``, default 1: one per worker process,
-restored afterwards) and ties broken by index.
+implicit units are not predicted. Inference runs in numpy (:mod:`.encoder`, :mod:`.scorer`;
+torch is needed only to train), with a fixed number of BLAS threads per call (``threads``,
+default 1: one per worker process, restored afterwards); ties are broken by index, so the
+output is deterministic.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gecscope._optional import require, torch_threads
+from gecscope._optional import blas_threads, require
 from gecscope.errors import ConfigError, FormatError
 from gecscope.semantics.ucca import Passage
 from gecscope.semantics.ucca_parser.data import inference_chunks
@@ -32,8 +33,8 @@ class UccaParser:
 
     ``model_dir`` holds ``ucca_parser.safetensors`` and ``ucca_parser.json`` (default: the
     model shipped in the package). ``batch_size`` is the number of sentences scored together;
-    ``threads`` the torch threads a parse uses (default 1, the fastest here whenever another
-    process wants the CPU; ``None`` keeps torch's own setting, one per core).
+    ``threads`` the BLAS threads a parse uses (default 1, the fastest here whenever another
+    process wants the CPU; ``None`` keeps the library's own setting, one per core).
     """
 
     name = "ucca"
@@ -41,10 +42,9 @@ class UccaParser:
 
     def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
                  featurizer: Any = None, threads: int | None = 1) -> None:
-        require("torch", "parser", "the UCCA parser")  # a clear error before safetensors
-        from safetensors.torch import load_file
+        safetensors_numpy = require("safetensors.numpy", "parser", "the UCCA parser")
 
-        from gecscope.semantics.ucca_parser.model import SpanScorer
+        from gecscope.semantics.ucca_parser.scorer import NumpySpanScorer
 
         self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
         meta_path = self.model_dir / META
@@ -57,15 +57,10 @@ class UccaParser:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         if threads is not None and threads < 1:
-            raise ConfigError(f"threads must be >= 1 (or None for torch's default), got {threads}")
+            raise ConfigError(f"threads must be >= 1 (or None for the BLAS default), got {threads}")
         self.threads = threads
-        cfg = dict(self.meta["model"])
-        n_labels = cfg.pop("n_labels")
-        sizes = cfg.pop("sizes")
-        self.model = SpanScorer(n_labels, sizes, **cfg)
-        state = load_file(str(self.model_dir / WEIGHTS))
-        self.model.load_state_dict({k: v.float() for k, v in state.items()})
-        self.model.eval()
+        self.model = NumpySpanScorer(safetensors_numpy.load_file(str(self.model_dir / WEIGHTS)),
+                                     self.meta["model"])
         if featurizer is None:
             from gecscope.semantics.ucca_parser.features import Featurizer
 
@@ -75,7 +70,7 @@ class UccaParser:
     # --- scoring ------------------------------------------------------------------------
     def predict_spans(self, features: Sequence[Any]) -> list[dict[tuple[int, int], str]]:
         """Labelled spans of each featurised sentence (see :mod:`.tree` for the labels)."""
-        with torch_threads(self.threads):
+        with blas_threads(self.threads):
             return predict_spans(self.model, features, self.labels, self.batch_size)
 
     def parse_tokens(self, sentences: Sequence[Sequence[str]],
@@ -89,7 +84,7 @@ class UccaParser:
         for k, toks in enumerate(sentences):
             for off, part in inference_chunks(list(toks)):
                 chunks.append((k, off, part))
-        with torch_threads(self.threads):
+        with blas_threads(self.threads):
             feats = self.featurizer([c[2] for c in chunks])
             spans = self.predict_spans(feats)
         parts: list[list[tuple[int, dict[tuple[int, int], str]]]] = [[] for _ in sentences]
@@ -119,22 +114,19 @@ def as_dict(f: Any) -> dict[str, Any]:
 
 def predict_spans(model: Any, features: Sequence[Any], labels: Sequence[str],
                   batch_size: int = 32) -> list[dict[tuple[int, int], str]]:
-    """Labelled spans of each featurised sentence by a span scorer in evaluation mode
+    """Labelled spans of each featurised sentence by a :class:`~.scorer.NumpySpanScorer`
     (sentences batched by length, CKY decoding); shared by the parser and its training."""
-    torch = require("torch", "parser", "the UCCA parser")
     from gecscope.semantics.ucca_parser.decode import cky
-    from gecscope.semantics.ucca_parser.model import pad_batch
+    from gecscope.semantics.ucca_parser.scorer import pad_arrays
 
     out: list[dict[tuple[int, int], str]] = [{} for _ in features]
     order = sorted(range(len(features)), key=lambda i: len(features[i].tag))
-    with torch.inference_mode():
-        for b0 in range(0, len(order), batch_size):
-            idx = [i for i in order[b0:b0 + batch_size] if len(features[i].tag)]
-            if not idx:
-                continue
-            states = model.token_states(pad_batch([as_dict(features[i]) for i in idx]))
-            for r, i in enumerate(idx):
-                n = len(features[i].tag)
-                logp = torch.log_softmax(model.span_scores(states[r], n), -1).numpy()
-                out[i] = {span: labels[lab] for span, lab in cky(logp).items()}
+    for b0 in range(0, len(order), batch_size):
+        idx = [i for i in order[b0:b0 + batch_size] if len(features[i].tag)]
+        if not idx:
+            continue
+        states = model.token_states(pad_arrays([as_dict(features[i]) for i in idx]))
+        for r, i in enumerate(idx):
+            logp = model.span_logprobs(states[r], len(features[i].tag))
+            out[i] = {span: labels[lab] for span, lab in cky(logp).items()}
     return out

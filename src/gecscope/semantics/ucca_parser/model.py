@@ -59,6 +59,13 @@ class SpanScorer(nn.Module):
                                                   total_length=x.shape[1])
         return self.drop(out)
 
+    def to_numpy(self) -> Any:
+        """The same scorer, in evaluation mode, for numpy inference (:mod:`.scorer`)."""
+        from gecscope.semantics.ucca_parser.scorer import NumpySpanScorer
+
+        state = {k: v.detach().cpu().float().numpy() for k, v in self.state_dict().items()}
+        return NumpySpanScorer(state, {**self.config, "empty_bias": self.empty_bias})
+
     def span_scores(self, states: torch.Tensor, n: int) -> torch.Tensor:
         """Scores (n+1, n+1, labels) of one sentence's spans (only i < j is filled in)."""
         iu = torch.triu_indices(n + 1, n + 1, offset=1)
@@ -91,19 +98,6 @@ class SpanScorer(nn.Module):
 
 def pad_batch(items: list[dict[str, Any]]) -> dict[str, Any]:
     """Stack per-sentence numpy features into a padded torch batch."""
-    import numpy as np
+    from gecscope.semantics.ucca_parser.scorer import pad_arrays
 
-    n = max(len(it["tag"]) for it in items)
-    b = len(items)
-    layers, hidden = items[0]["vectors"].shape[1:]
-    vectors = np.zeros((b, n, layers, hidden), dtype=np.float32)
-    ids = {k: np.zeros((b, n), dtype=np.int64) for k in ("tag", "dep", "dist", "ent", "punct")}
-    for r, it in enumerate(items):
-        m = len(it["tag"])
-        vectors[r, :m] = it["vectors"]
-        for k, arr in ids.items():
-            arr[r, :m] = it[k]
-    out: dict[str, Any] = {"vectors": torch.from_numpy(vectors),
-                           "lengths": torch.tensor([len(it["tag"]) for it in items])}
-    out.update({k: torch.from_numpy(v) for k, v in ids.items()})
-    return out
+    return {k: torch.from_numpy(v) for k, v in pad_arrays(items).items()}
