@@ -121,3 +121,44 @@ def test_rule_merger_equals_errants_on_ordinary_and_degenerate_pairs(annotator) 
         ours = _spans(ErrantEdit(alignment.orig, alignment.cor, list(op[1:]))
                       for op in RuleMerger(alignment).edits())
         assert ours == theirs, (src, cor)
+
+
+TRANSPOSITIONS = [
+    ("I like very much apples .", "I very much like apples ."),
+    ("He has gone already home", "He has already gone home"),
+    ("the the cat sat on on the mat", "the cat sat on the mat mat"),
+    ("A B C D E", "E D C B A"),
+    ("", "Something new ."),
+    ("Nothing is left", ""),
+]
+
+
+def test_compiled_alignment_equals_errants(conll14: Path, shared_data: Path, annotator) -> None:
+    """gecscope's alignment programme gives errant's ``Alignment.align_seq`` on every pair
+    (CoNLL-2014 systems, JFLEG references and handmade transpositions; linguistic and
+    Levenshtein costs). All 13,144 distinct pairs of CoNLL-2014 and JFLEG dev were checked
+    once (docs/errant.md); this test keeps a sample."""
+    from errant.alignment import Alignment as ErrantAlignment
+
+    from gecscope._jit import HAVE_NUMBA
+    from gecscope.alignment.errant_align import align
+
+    if not HAVE_NUMBA:
+        pytest.skip("the compiled alignment needs numba (gecscope[fast])")
+    sources = (conll14 / "submissions" / "INPUT").read_text(encoding="utf-8").split("\n")[:N]
+    pairs = list(TRANSPOSITIONS)
+    for system in ("AMU", "CAMB", "RAC"):
+        lines = (conll14 / "submissions" / system).read_text(encoding="utf-8").split("\n")
+        pairs += list(zip(sources, lines[:N], strict=True))
+    jfleg = shared_data / "jfleg" / "dev"
+    pairs += list(zip((jfleg / "dev.src").read_text(encoding="utf-8").splitlines()[:N],
+                      (jfleg / "dev.ref0").read_text(encoding="utf-8").splitlines()[:N],
+                      strict=True))
+    transposed = 0
+    for source, correction in pairs:
+        orig, cor = annotator.doc(source.strip()), annotator.doc(correction.strip())
+        for lev in (False, True):
+            expected = ErrantAlignment(orig, cor, lev).align_seq
+            assert align(orig, cor, lev).align_seq == expected, (source, correction, lev)
+            transposed += any(op[0].startswith("T") for op in expected)
+    assert transposed >= 4  # the transposition branch is exercised

@@ -152,3 +152,25 @@ def test_green_counts_by_hand() -> None:
     assert f == pytest.approx(1 / 3)
     same = order_counts(s, s, s, 1)  # nothing to do, nothing done
     assert same == (3, 0, 0) and green_score(same, 2.0) == (1.0, 1.0, 1.0)
+
+
+def test_draw_totals_numpy_equal_the_loop() -> None:
+    """The matrix-product sums of every reference draw equal the plain loop's, exactly."""
+    pytest.importorskip("numpy")
+    import random
+
+    from gecscope.metrics.gleu import (
+        GLEUSentenceStats,
+        _all_draws,
+        _draw_totals,
+        _draw_totals_numpy,
+    )
+
+    rng = random.Random(3)
+    for n_refs in (1, 2, 4):
+        stats = [GLEUSentenceStats(tuple(tuple(rng.randint(0, 40) for _ in range(10))
+                                         for _ in range(n_refs))) for _ in range(57)]
+        draws = _all_draws(len(stats), n_refs, 25, "py2")
+        slow = _draw_totals(stats, draws, n_refs, 10)
+        assert _draw_totals_numpy(stats, draws, n_refs, 10) == slow
+        assert len({tuple(row) for row in slow}) > (n_refs > 1)  # the draws differ

@@ -287,3 +287,24 @@ def test_warns_once_when_the_compiled_kernel_is_missing(monkeypatch: pytest.Monk
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         IMeasureMetric().sentence_stats_gold(gold, [hyp])
+
+
+@pytest.mark.parametrize("metric", ["tp", "tn", "fp", "fn", "p", "r", "f", "acc", "wacc", "i"])
+def test_selection_key_is_made_of_aspect_scores(metric: str) -> None:
+    """The direct computation of the selection key equals the AspectScores it summarises."""
+    import random
+
+    from gecscope.metrics.imeasure.core import IMeasureCounts, aspect_scores, selection_key
+
+    rng = random.Random(7)
+    for _ in range(300):
+        tp_d = rng.randint(0, 6)
+        c = IMeasureCounts(tp_d, rng.randint(0, tp_d), rng.randint(0, 30), rng.randint(0, 6),
+                           rng.randint(0, 6), rng.randint(0, 30), rng.randint(0, 8))
+        for aspect in ("c", "d"):
+            for beta, w, tie in ((1.0, 2.0, "zero"), (0.5, 3.0, "floor")):
+                other = "d" if aspect == "c" else "c"
+                sa = aspect_scores(c, aspect, beta, w, tie)
+                so = aspect_scores(c, other, beta, w, tie)
+                assert selection_key(c, aspect, metric, beta, w, tie) == (
+                    sa.get(metric), sa.i, sa.wacc, sa.acc, so.get(metric), so.i, so.wacc, so.acc)

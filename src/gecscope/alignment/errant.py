@@ -89,15 +89,17 @@ class ErrantAnnotator:
         return self._docs[text]
 
     def _annotate(self, orig: Any, cor: Any) -> list[Any]:
-        """errant's ``annotate`` (align, merge, classify), with gecscope's quadratic
-        implementation of the rule-based merging (:mod:`.errant_merge`, same spans)."""
+        """errant's ``annotate`` (align, merge, classify), with gecscope's compiled alignment
+        (:mod:`.errant_align`) and quadratic rule-based merging (:mod:`.errant_merge`): the
+        same alignments and spans."""
         if self.merge != "rules":
             return list(self._errant.annotate(orig, cor, self.lev, self.merge))
         from errant.edit import Edit as ErrantEdit
 
+        from gecscope.alignment.errant_align import align
         from gecscope.alignment.errant_merge import RuleMerger
 
-        alignment = self._errant.align(orig, cor, self.lev)
+        alignment = align(orig, cor, self.lev, self._errant)
         edits = [ErrantEdit(alignment.orig, alignment.cor, list(op[1:]))
                  for op in RuleMerger(alignment).edits()]
         for e in edits:
