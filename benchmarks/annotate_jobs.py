@@ -4,9 +4,12 @@
 Builds a corpus of distinct sentence pairs from the shared data (CoNLL-2014 INPUT with AMU and
 CAMB, JFLEG dev and test sources with references 0 and 1: 2,813 pairs), annotates it with each
 ``--jobs`` value in a child process, checks the M2 outputs are byte-identical and prints wall
-and CPU seconds (children included) and the speed-up.
+and CPU seconds (children included) and the speed-up. ``--ray`` also runs the largest
+``--jobs`` through ``--backend ray`` (a local Ray instance started by the run, actors of one CPU
+each) and compares it with the process pool (issue #17: within 1.3x). Ray's own daemons are
+not children of the run, so its CPU column counts the driver only; compare the wall times.
 
-    python benchmarks/annotate_jobs.py [--data ../shared/data] [--jobs 1 2]
+    python benchmarks/annotate_jobs.py [--data ../shared/data] [--jobs 1 2] [--ray]
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--ray", action="store_true", help="also the largest --jobs through Ray")
     args = ap.parse_args()
     data = Path(args.data)
     with tempfile.TemporaryDirectory() as tmp:
@@ -42,19 +46,27 @@ def main() -> int:
             files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
         n = len(files["src"].read_text(encoding="utf-8").splitlines())
         outputs, clocks = {}, {}
-        for jobs in args.jobs:
+        runs: list[tuple[int | str, list[str]]] = [(j, ["--jobs", str(j)]) for j in args.jobs]
+        if args.ray:
+            runs.append(("ray", ["--jobs", str(max(args.jobs)), "--backend", "ray"]))
+        for jobs, extra in runs:
             out = Path(tmp) / f"jobs{jobs}.m2"
             with Clock() as clock:
                 subprocess.run([sys.executable, "-m", "gecscope", "annotate", "-s",
                                 str(files["src"]), "-c", str(files["c1"]), str(files["c2"]),
-                                "--output", str(out), "--jobs", str(jobs), "-q"], check=True)
+                                "--output", str(out), *extra, "-q"], check=True)
             outputs[jobs], clocks[jobs] = out.read_bytes(), clock
-            print(f"--jobs {jobs}: {n} sentence pairs x 2 corrections in {clock} "
+            print(f"{' '.join(extra)}: {n} sentence pairs x 2 corrections in {clock} "
                   f"({n / clock.wall:.0f} sentences/s)")
         base = args.jobs[0]
         for jobs in args.jobs[1:]:
             print(f"--jobs {jobs} vs {base}: {clocks[base].wall / clocks[jobs].wall:.2f}x wall; "
                   f"M2 identical: {outputs[jobs] == outputs[base]}")
+        if args.ray:
+            top = max(args.jobs)
+            print(f"ray vs process pool at {top} workers: "
+                  f"{clocks['ray'].wall / clocks[top].wall:.2f}x the wall time; "
+                  f"M2 identical: {outputs['ray'] == outputs[base]}")
     return 0
 
 
