@@ -28,14 +28,18 @@ def cluster() -> Iterator[None]:
         ray.shutdown()
 
 
-def test_annotate_on_ray_equals_one_process(cluster: None, tmp_path: Path) -> None:
+def test_annotate_on_ray_equals_one_process(cluster: None, tmp_path: Path, monkeypatch) -> None:
     outs = []
-    for extra in (["--jobs", "1"], ["--backend", "ray", "--jobs", "2", "--shard-size", "3"]):
+    runs = (["--jobs", "1"], ["--backend", "ray", "--jobs", "2", "--shard-size", "3"],
+            ["--backend", "ray", "--jobs", "2", "--shard-size", "5"])
+    for extra in runs:
+        if extra[-1] == "5":  # shards of 5 pairs sent to the actors in chunks of 2 sentences
+            monkeypatch.setattr("gecscope.alignment.errant.CHUNK", 4)
         out = tmp_path / f"{len(outs)}.m2"
         assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
                      str(DEMO / "rewriter.txt"), "--output", str(out), "-q", *extra]) == 0
         outs.append(out.read_bytes())
-    assert outs[0] == outs[1] and outs[0].count(b"\n\n") == 12
+    assert outs[0] == outs[1] == outs[2] and outs[0].count(b"\n\n") == 12
 
 
 def test_resume_on_ray_reuses_shards(cluster: None, tmp_path: Path, capsys) -> None:

@@ -116,23 +116,40 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
 
     def ray_texts() -> Iterator[str]:
         from gecscope import ray_backend
+        from gecscope.alignment.errant import chunks
 
-        pending: list[tuple[Path | None, int, bool]] = []
+        # per shard: (part file, sentences, annotated now, number of jobs); a shard to annotate
+        # goes out in chunks (as with the process pool), so every actor works on every shard
+        pending: list[tuple[Path | None, int, bool, int]] = []
 
         def ray_jobs() -> Iterator[tuple[str, Any]]:
             for shard, part, done in plan():
-                pending.append((part, len(shard[0]), done is None))
-                yield ("echo", done) if done is not None else ("m2", (shard[0], shard[1:]))
+                if done is not None:
+                    pending.append((part, len(shard[0]), False, 1))
+                    yield ("echo", done)
+                    continue
+                pieces = list(chunks(shard[0], shard[1:])) or [(shard[0], shard[1:])]
+                pending.append((part, len(shard[0]), True, len(pieces)))
+                for sources, corrections in pieces:
+                    yield ("m2", (sources, corrections))
 
         results = ray_backend.annotate_jobs(ray_jobs(), actors=jobs, address=address, lev=lev,
                                             merge=merge)
-        for n, text in enumerate(results):
-            part, size, fresh = pending[n]
+        n = 0
+        texts: list[str] = []
+        for text in results:
+            texts.append(text)
+            part, size, fresh, n_jobs = pending[n]
+            if len(texts) < n_jobs:
+                continue
+            whole = "".join(texts)
+            texts = []
+            n += 1
             if fresh and part is not None:
-                atomic_write(part, [text])
+                atomic_write(part, [whole])
             if progress is not None:
                 progress(size)
-            yield text
+            yield whole
 
     atomic_write(output, ray_texts() if backend == "ray" else texts())
     if folder is not None:
