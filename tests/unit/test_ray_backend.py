@@ -68,7 +68,9 @@ def test_evaluate_on_ray_equals_one_process(cluster: None) -> None:
     local = evaluate(metrics, data, hyps)
     data_ray = EvalData.from_m2(DEMO / "references.m2")  # fresh: edits extracted on the actors
     remote = evaluate(metrics, data_ray, hyps, jobs=2, backend="ray")
-    assert [(r.metric, r.system) for r in remote] == [(r.metric, r.system) for r in local]
+    remote_order = [(r.metric, r.system) for r in remote]
+    local_order = [(r.metric, r.system) for r in local]
+    assert remote_order == local_order
     for a, b in zip(local, remote, strict=True):
         assert a.score == b.score and a.stats == b.stats, (a.metric, a.system)
     assert {r.metric: r.score.value for r in remote if r.system == "careful"}["m2"] > 0.5

@@ -242,7 +242,8 @@ def test_numpy_encoder_matches_transformers() -> None:
               return_tensors="pt")
     with torch.inference_mode():
         hs = model(**enc, output_hidden_states=True).hidden_states
-    assert [e.ids for e in encodings] == enc["input_ids"].tolist()
+    our_ids = [e.ids for e in encodings]
+    assert our_ids == enc["input_ids"].tolist()
     mask = enc["attention_mask"].numpy().astype(bool)
     for k, layer in enumerate((2, 4)):
         expected = hs[layer].numpy()[mask]

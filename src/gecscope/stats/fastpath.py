@@ -9,6 +9,7 @@ same tie-breaking); the tests compare the two on CoNLL-2014. This module imports
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,18 +47,20 @@ class ResamplingCounts(Protocol):
     def select_counts(self, totals: Any) -> Any | None: ...
 
 
-class CountsPath:
+class CountsPath(ABC):
     """Convenience base for :class:`ResamplingCounts` implementations (no tie-break, no
     monotonicity promise, selection on the headline score)."""
 
     tiebreak: tuple[tuple[int, float], ...] = ()
     monotone: tuple[tuple[int, float], ...] = ()
 
+    @abstractmethod
     def resample_counts(self, stats: Sequence[Any]) -> Any:
-        raise NotImplementedError
+        """Per-sentence count rows (one array) that resampling sums."""
 
+    @abstractmethod
     def score_counts(self, totals: Any) -> dict[str, Any]:
-        raise NotImplementedError
+        """The score fields of summed count rows."""
 
     def select_counts(self, totals: Any) -> Any | None:
         return None

@@ -22,6 +22,7 @@ code has a bug, gecscope is correct by default and ``compat=True`` reproduces it
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -410,10 +411,10 @@ class _CLEMEBase(Metric[CLEMEStats]):
     def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
         return _Weigher(self.config, stats)
 
+    @abstractmethod
     def _key(self, c: ChunkCounts) -> tuple[float, ...]:
         """Sentence-level comparison key of one reference's counts; its first element is the
         sentence score."""
-        raise NotImplementedError
 
     def _best(self, cands: Sequence[ChunkCounts]) -> tuple[ChunkCounts | None, tuple[float, ...] | None]:
         """The candidate with the largest sentence key (the first on a tie) and its key."""
