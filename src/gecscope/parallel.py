@@ -87,12 +87,19 @@ def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothes
     _STATE.update(data=data, metrics=metrics, hyps=hyps)
 
 
-def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
+def score_task(data: EvalData, metrics: Sequence[Metric[Any]], hyps: Sequence[Hypothesis],
+               task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
+    """One scoring task ``(metric, system, edits or None)`` in a worker (process or Ray
+    actor): the system's edits, extracted elsewhere, are stored first."""
     m, h, edits = task
-    data, hyp = _STATE["data"], _STATE["hyps"][h]
+    hyp = hyps[h]
     if edits is not None:
         data.set_hypothesis_m2(hyp, edits)
-    return m, h, _STATE["metrics"][m].evaluate(data, hyp)
+    return m, h, metrics[m].evaluate(data, hyp)
+
+
+def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
+    return score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task)
 
 
 def _checked(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis]

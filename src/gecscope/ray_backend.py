@@ -76,11 +76,9 @@ class _Scorer:
         self.data, self.metrics, self.hyps = data, metrics, hyps
 
     def score(self, task: tuple[int, int, Any]) -> tuple[int, int, Any]:
-        m, h, edits = task
-        hyp = self.hyps[h]
-        if edits is not None:
-            self.data.set_hypothesis_m2(hyp, edits)
-        return m, h, self.metrics[m].evaluate(self.data, hyp)
+        from gecscope.parallel import score_task
+
+        return score_task(self.data, self.metrics, self.hyps, task)
 
 
 def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],

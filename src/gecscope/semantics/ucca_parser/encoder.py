@@ -31,6 +31,15 @@ _ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 _BLOCK = 1 << 16  # elements per step: the temporaries stay in cache
 
 
+def layer_norm(x: Any, weight: Any, bias: Any, eps: float) -> Any:
+    """torch's ``LayerNorm`` over the last axis (biased variance), in float32."""
+    import numpy as np
+
+    mean = x.mean(-1, keepdims=True)
+    var = np.square(x - mean).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + np.float32(eps)) * weight + bias
+
+
 def gelu(x: Any) -> Any:
     """``x * (1 + erf(x / sqrt 2)) / 2`` (BERT's exact GELU) of a float32 array, in blocks."""
     import numpy as np
@@ -104,12 +113,7 @@ class MiniLMEncoder:
         return list(self.tokenizer.encode_batch([list(w) for w in batch], is_pretokenized=True))
 
     def _norm(self, x: Any, prefix: str) -> Any:
-        import numpy as np
-
-        mean = x.mean(-1, keepdims=True)
-        var = np.square(x - mean).mean(-1, keepdims=True)
-        return ((x - mean) / np.sqrt(var + np.float32(self.eps)) * self.w[prefix + "weight"]
-                + self.w[prefix + "bias"])
+        return layer_norm(x, self.w[prefix + "weight"], self.w[prefix + "bias"], self.eps)
 
     def _linear(self, x: Any, prefix: str) -> Any:
         # one 2-D product (numpy's stacked 3-D matmul is ~1.8x slower here)

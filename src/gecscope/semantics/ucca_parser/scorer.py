@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gecscope.semantics.ucca_parser.encoder import layer_norm
+
 
 def _sigmoid(x: Any) -> Any:
     from scipy.special import expit
@@ -103,10 +105,7 @@ class NumpySpanScorer:
         pb = bw @ first[:, half:].T
         i, j = np.triu_indices(n + 1, k=1)
         hidden = (pf[j] - pf[i]) + (pb[i] - pb[j]) + w["mlp.0.bias"]
-        mean = hidden.mean(-1, keepdims=True)
-        var = np.square(hidden - mean).mean(-1, keepdims=True)
-        hidden = (hidden - mean) / np.sqrt(var + np.float32(1e-5)) * w["mlp.1.weight"] \
-            + w["mlp.1.bias"]
+        hidden = layer_norm(hidden, w["mlp.1.weight"], w["mlp.1.bias"], 1e-5)  # torch's default
         hidden = np.maximum(hidden, 0)
         flat = hidden @ w["mlp.4.weight"].T + w["mlp.4.bias"]
         if self.empty_bias:
