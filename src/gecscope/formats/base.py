@@ -49,6 +49,15 @@ def read_bytes(path: PathLike, what: str = "a file") -> bytes:
         raise FormatError(f"is a directory, expected {what}", p) from None
 
 
+NUL_BYTES = ("contains NUL bytes: not UTF-8 text (a UTF-16 file? convert it with iconv -f "
+             "UTF-16 -t UTF-8)")
+
+
+def _not_utf8(byte: int, where: str = "") -> str:
+    return (f"byte 0x{byte:02x} is not valid UTF-8{where}; gecscope expects UTF-8 text, "
+            "convert it first (e.g. iconv -t UTF-8)")
+
+
 def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
     """Read a whole file as UTF-8 (a leading BOM is dropped), normalising line ends to ``\\n``."""
     p = Path(path)
@@ -57,18 +66,13 @@ def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
         data = data[3:]
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise FormatError("contains NUL bytes: not UTF-8 text (a UTF-16 file? convert it with "
-                          "iconv -f UTF-16 -t UTF-8)", p, data[:nul].count(b"\n") + 1)
+        raise FormatError(NUL_BYTES, p, data[:nul].count(b"\n") + 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise FormatError(
-            f"byte 0x{data[exc.start]:02x} is not valid UTF-8 (byte offset {exc.start}); "
-            "gecscope expects UTF-8 text, convert it first (e.g. iconv -t UTF-8)",
-            p,
-            line,
-        ) from None
+        raise FormatError(_not_utf8(data[exc.start], f" (byte offset {exc.start})"), p,
+                          line) from None
     if not allow_empty and not text.strip():
         raise FormatError("file is empty, expected at least one sentence", p)
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -99,14 +103,11 @@ def iter_lines(path: PathLike, *, allow_empty: bool = False) -> Iterator[str]:
             if number == 0 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if b"\x00" in raw:
-                raise FormatError("contains NUL bytes: not UTF-8 text (a UTF-16 file? convert it "
-                                  "with iconv -f UTF-16 -t UTF-8)", p, number + 1)
+                raise FormatError(NUL_BYTES, p, number + 1)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise FormatError(
-                    f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; gecscope expects UTF-8 "
-                    "text, convert it first (e.g. iconv -t UTF-8)", p, number + 1) from None
+                raise FormatError(_not_utf8(raw[exc.start]), p, number + 1) from None
             text = text.removesuffix("\n").removesuffix("\r")
             for line in text.split("\r"):  # a lone CR ends a line too
                 number += 1
