@@ -1,9 +1,10 @@
-"""Worker processes: how many, and a pool that fails loudly instead of hanging."""
+"""Worker processes: how many, a pool that fails loudly instead of hanging, and the scoring
+task that process-pool workers and Ray actors run alike."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool as BrokenPool
 from contextlib import contextmanager
 from typing import Any
@@ -44,3 +45,15 @@ def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None 
         print(f"gecscope: warning: worker processes failed ({exc}); running in one process",
               file=sys.stderr)
 
+
+
+def score_task(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
+               task: tuple[int, int, Any]) -> tuple[int, int, Any]:
+    """One scoring task ``(metric, system, edits or None)`` in a worker (process or Ray
+    actor): the system's edits, extracted elsewhere, are stored first; returns
+    ``(metric, system, SystemResult)``."""
+    m, h, edits = task
+    hyp = hyps[h]
+    if edits is not None:
+        data.set_hypothesis_m2(hyp, edits)
+    return m, h, metrics[m].evaluate(data, hyp)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gecscope._pool import process_pool
+from gecscope._pool import process_pool, score_task
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import Metric, SystemResult
@@ -85,17 +85,6 @@ def store_joint_edits(data: EvalData, systems: Sequence[Hypothesis],
 
 def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothesis]) -> None:
     _STATE.update(data=data, metrics=metrics, hyps=hyps)
-
-
-def score_task(data: EvalData, metrics: Sequence[Metric[Any]], hyps: Sequence[Hypothesis],
-               task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
-    """One scoring task ``(metric, system, edits or None)`` in a worker (process or Ray
-    actor): the system's edits, extracted elsewhere, are stored first."""
-    m, h, edits = task
-    hyp = hyps[h]
-    if edits is not None:
-        data.set_hypothesis_m2(hyp, edits)
-    return m, h, metrics[m].evaluate(data, hyp)
 
 
 def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:

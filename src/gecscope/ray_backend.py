@@ -76,7 +76,7 @@ class _Scorer:
         self.data, self.metrics, self.hyps = data, metrics, hyps
 
     def score(self, task: tuple[int, int, Any]) -> tuple[int, int, Any]:
-        from gecscope.parallel import score_task
+        from gecscope._pool import score_task
 
         return score_task(self.data, self.metrics, self.hyps, task)
 
