@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 Tokens = tuple[str, ...]
 
 NOOP_TYPE = "noop"
+NA_TYPE = "NA"  # ChERRANT: the annotator could not correct the sentence (无法标注)
 UNK_TYPE = "UNK"
 
 
@@ -58,10 +59,25 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Annotation:
-    """One annotator's edits of one sentence (empty when the annotator made no change)."""
+    """One annotator's edits of one sentence (empty when the annotator made no change).
+
+    ``not_annotatable`` marks ChERRANT's ``NA`` line (the annotator could not correct the
+    sentence): no edits, and a sentence annotated only so is left out of edit scoring.
+    ``alternatives`` holds further edit sets that reach the same correction by another
+    cheapest alignment (ChERRANT's ``T<k>-A1``, ``-A2``...): the corrected text and every
+    metric use ``edits``; ChERRANT-style scoring reads the union (:attr:`all_edits`)."""
 
     annotator: int
     edits: tuple[Edit, ...] = ()
+    not_annotatable: bool = False
+    alternatives: tuple[tuple[Edit, ...], ...] = ()
+
+    @property
+    def all_edits(self) -> tuple[Edit, ...]:
+        """``edits`` followed by the edits of every alternative alignment."""
+        if not self.alternatives:
+            return self.edits
+        return self.edits + tuple(e for alt in self.alternatives for e in alt)
 
 
 def apply_edits(source: Sequence[str], edits: Iterable[Edit], skip_types: frozenset[str] =

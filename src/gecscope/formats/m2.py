@@ -18,7 +18,16 @@ from collections.abc import Iterable, Iterator
 
 from gecscope.errors import FormatError
 from gecscope.formats.base import PathLike, atomic_write, read_text, split_lines
-from gecscope.types import NOOP_TYPE, Annotation, Corpus, Edit, Sentence, Tokens
+from gecscope.types import (
+    NA_TYPE,
+    NOOP_TYPE,
+    Annotation,
+    Corpus,
+    Edit,
+    Sentence,
+    Tokens,
+    apply_edits,
+)
 
 NONE = "-NONE-"
 
@@ -55,9 +64,9 @@ def parse_edit_line(line: str, n_tokens: int, path: PathLike | None = None,
         raise FormatError(f"malformed A line: expected an integer annotator id, found {coder!r}",
                           path, lineno) from None
     if start == -1 and end == -1:
-        if etype.strip() not in (NOOP_TYPE, "-NONE-", ""):
-            raise FormatError(f"span -1 -1 is only valid for a noop line, found type {etype!r}",
-                              path, lineno)
+        if etype.strip() not in (NOOP_TYPE, NA_TYPE, "-NONE-", ""):
+            raise FormatError(f"span -1 -1 is only valid for a noop line (or ChERRANT's NA), "
+                              f"found type {etype!r}", path, lineno)
         return annotator, None
     if start < 0 or end < start or end > n_tokens:
         raise FormatError(
@@ -72,18 +81,39 @@ def parse_edit_line(line: str, n_tokens: int, path: PathLike | None = None,
 
 
 def _build_sentence(source: Tokens, lines: list[tuple[int, str]], path: PathLike | None) -> Sentence:
-    per_annotator: dict[int, list[Edit]] = {}
+    """A sentence from its A lines (and ChERRANT's ``T<k>-A<j>`` lines, which start the
+    ``j``-th alternative edit set of annotator ``k``)."""
+    per_annotator: dict[int, dict[int, list[Edit]]] = {}
+    current: dict[int, int] = {}  # annotator -> alternative its A lines go to
+    unannotatable: set[int] = set()
+    with_a_lines: set[int] = set()
     for lineno, line in lines:
+        target = CHERRANT_TARGET.match(line)
+        if target:
+            k, j = int(target.group(1)), int(target.group(2) or 0)
+            current[k] = j
+            per_annotator.setdefault(k, {}).setdefault(j, [])
+            continue
         annotator, edit = parse_edit_line(line, len(source), path, lineno)
-        edits = per_annotator.setdefault(annotator, [])
+        with_a_lines.add(annotator)
+        sets = per_annotator.setdefault(annotator, {})
+        edits = sets.setdefault(current.get(annotator, 0), [])
         if edit is not None:
             edits.append(edit)
-    annotations = tuple(Annotation(k, tuple(v)) for k, v in per_annotator.items())
-    return Sentence(source=source, annotations=annotations)
+        elif line.split("|||")[1].strip() == NA_TYPE:
+            unannotatable.add(annotator)
+    annotations = []
+    for k, sets in per_annotator.items():
+        first, *more = [tuple(sets[j]) for j in sorted(sets)]
+        if k not in with_a_lines:
+            continue  # a T line with no A line: ChERRANT's scorer never sees this annotator
+        annotations.append(Annotation(k, first, not_annotatable=k in unannotatable and not first,
+                                      alternatives=tuple(m for m in more if m)))
+    return Sentence(source=source, annotations=tuple(annotations))
 
 
 #: ChERRANT's extra line after each S line: ``T<k>-A<j> <target>`` or ``T<k> 没有错误`` ("no error").
-CHERRANT_TARGET = re.compile(r"T\d+(-A\d+)?( |$)")
+CHERRANT_TARGET = re.compile(r"T(\d+)(?:-A(\d+))?(?: |$)")
 
 
 def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
@@ -109,10 +139,11 @@ def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
             pending.append((lineno, line))
         elif CHERRANT_TARGET.match(line):
             # ChERRANT's target lines (``T0-A0 <corrected text>``, ``T0 没有错误``) restate
-            # what the A lines say; they carry nothing for scoring and are skipped
+            # the correction; ``T<k>-A<j>`` with j > 0 starts an alternative edit set
             if source is None:
                 raise FormatError("found a T line before any S line; expected 'S <tokens>' first",
                                   path, lineno)
+            pending.append((lineno, line))
         else:
             raise FormatError(
                 f"expected a line starting with 'S ' (source) or 'A ' (edit), found {line[:40]!r}",
@@ -144,16 +175,23 @@ def format_edit(edit: Edit, annotator: int) -> str:
     return f"A {edit.start} {edit.end}|||{edit.type}|||{cor}|||{req}|||{edit.comment}|||{annotator}"
 
 
-def noop_line(annotator: int) -> str:
-    return f"A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{annotator}"
+def noop_line(annotator: int, not_annotatable: bool = False) -> str:
+    """The edit-less line: ``noop``, or ChERRANT's ``NA`` (the annotator could not correct)."""
+    kind = NA_TYPE if not_annotatable else NOOP_TYPE
+    return f"A -1 -1|||{kind}|||-NONE-|||REQUIRED|||-NONE-|||{annotator}"
 
 
 def format_sentence(sentence: Sentence) -> str:
     """An M2 block (with its trailing blank line)."""
     lines = ["S " + " ".join(sentence.source) if sentence.source else "S"]
     for ann in sentence.annotations:
-        if not ann.edits:
-            lines.append(noop_line(ann.annotator))
+        if ann.alternatives:  # ChERRANT's layout: each edit set after its T line
+            target = " ".join(apply_edits(sentence.source, ann.edits))
+            for j, edits in enumerate((ann.edits, *ann.alternatives)):
+                lines.append(f"T{ann.annotator}-A{j} {target}")
+                lines.extend(format_edit(e, ann.annotator) for e in edits)
+        elif not ann.edits:
+            lines.append(noop_line(ann.annotator, ann.not_annotatable))
         else:
             lines.extend(format_edit(e, ann.annotator) for e in ann.edits)
     return "\n".join(lines) + "\n\n"

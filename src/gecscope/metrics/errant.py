@@ -98,9 +98,9 @@ def _coders(sentence: Sentence, mode: str, single: bool, multi: bool,
     annotator 0 with no edits, as in errant_compare."""
     if not sentence.annotations:
         return [(0, {})]
-    return [(a.annotator, edit_keys([e for e in a.edits if e.type != NOOP_TYPE], mode,
+    return [(a.annotator, edit_keys([e for e in a.all_edits if e.type != NOOP_TYPE], mode,
                                     single=single, multi=multi, filt=filt))
-            for a in sentence.annotations]
+            for a in sentence.annotations if not a.not_annotatable]
 
 
 def compare(hyp: dict[Key, list[str]], ref: dict[Key, list[str]],
@@ -204,6 +204,10 @@ class ErrantMetric(Metric[SentenceStats]):
         dup = c.duplicate_ref_edits == "errant"
         out: list[SentenceStats] = []
         for h_sent, r_sent in zip(hyp_m2, ref, strict=True):
+            if r_sent.annotations and all(a.not_annotatable for a in r_sent.annotations):
+                # ChERRANT's NA (无法标注): nobody could correct it; it counts nothing
+                out.append(SentenceStats((Candidate(0, 0, 0, 0, 0, ()),)))
+                continue
             h_coders = _coders(h_sent, c.mode, c.single, c.multi, filt)
             r_coders = _coders(r_sent, c.mode, c.single, c.multi, filt)
             cands = []

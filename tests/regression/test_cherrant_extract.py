@@ -1,0 +1,203 @@
+"""Chinese end to end: ChERRANT's char-level extraction and scoring from untokenised text.
+
+Expected values: ChERRANT (HillZhang1999/MuCGEC 3922193, scorers/ChERRANT) run here with
+pypinyin 0.55.0 and OpenCC 1.4.2: ``parallel_to_m2.py -g char`` on the demo and on MuCGEC dev
+(and the example prediction), then ``compare_m2_for_evaluation.py``. gecscope's M2 of the demo
+equals the tool's output shipped with the data byte for byte; on MuCGEC dev the tool's M2 was
+also byte-identical (compared outside the tests; its files are not redistributed here).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gecscope import EvalData, Hypothesis
+from gecscope.languages import language
+from gecscope.metrics.errant import ErrantMetric
+
+pytest.importorskip("pypinyin", reason="the zh extra (pypinyin, opencc) is not installed")
+pytest.importorskip("opencc", reason="the zh extra (pypinyin, opencc) is not installed")
+
+# compare_m2_for_evaluation.py on MuCGEC dev + example_pred_dev.txt:
+# option -> (TP, FP, FN, P, R, F0.5) as printed (the default row is MuCGEC's README figure)
+CHERRANT_DEV = {
+    "cs": (1084, 1635, 3003, 0.3987, 0.2652, 0.3622),
+    "ds": (1430, 1298, 2723, 0.5242, 0.3443, 0.4746),
+    "dt": (2303, 1215, 3814, 0.6546, 0.3765, 0.5704),
+}
+CHERRANT_DEV_CAT1 = {"M": (306, 322, 1129), "R": (278, 350, 557), "S": (486, 951, 1105),
+                     "W": (14, 12, 212)}
+# the same references with `-s first` (one alignment per target), default hypothesis
+CHERRANT_DEV_FIRST = (1061, 1637, 2872)
+
+
+@pytest.fixture(scope="module")
+def mucgec(shared_data: Path) -> Path:
+    return shared_data / "mucgec"
+
+
+def _zh(mucgec: Path, **kw: object) -> object:
+    return language("zh", zh_data=str(mucgec / "cherrant-data"), **kw)  # type: ignore[arg-type]
+
+
+def test_demo_m2_is_cherrants_byte_for_byte(mucgec: Path, tmp_path: Path) -> None:
+    from gecscope.cli.main import main
+
+    out = tmp_path / "demo.hyp.m2.char"
+    d = mucgec / "cherrant-samples"
+    assert main(["annotate", "--lang", "zh", "--zh-data", str(mucgec / "cherrant-data"),
+                 "--para", str(d / "demo.hyp.para"), "--output", str(out), "-q"]) == 0
+    assert out.read_bytes() == (d / "demo.hyp.m2.char").read_bytes()
+
+
+def test_demo_scored_from_the_raw_parallel_file(mucgec: Path) -> None:
+    d = mucgec / "cherrant-samples"
+    lang = _zh(mucgec)
+    data = EvalData.from_m2(d / "demo.ref.m2.char", lang=lang)  # type: ignore[arg-type]
+    hyp = Hypothesis.from_file(d / "demo.hyp.para", lang=lang)  # type: ignore[arg-type]
+    f = ErrantMetric().score(data, hyp).fields
+    assert (f["TP"], f["FP"], f["FN"]) == (8, 19, 35)
+    assert (round(f["P"], 4), round(f["R"], 4), round(f["F0.5"], 4)) == (0.2963, 0.186, 0.2649)
+
+
+@pytest.fixture(scope="module")
+def dev(mucgec: Path) -> tuple[EvalData, Hypothesis]:
+    lang = _zh(mucgec)
+    data = EvalData.from_files(mucgec / "MuCGEC_dev.txt", lang=lang)  # type: ignore[arg-type]
+    hyp = Hypothesis.from_file(mucgec / "example_pred_dev.txt", lang=lang)  # type: ignore[arg-type]
+    return data, hyp
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", sorted(CHERRANT_DEV))
+def test_mucgec_dev_end_to_end_equals_cherrant(dev: tuple[EvalData, Hypothesis],
+                                               mode: str) -> None:
+    data, hyp = dev
+    f = ErrantMetric(mode=mode, duplicate_ref_edits="errant").score(data, hyp).fields
+    got = (f["TP"], f["FP"], f["FN"], round(f["P"], 4), round(f["R"], 4), round(f["F0.5"], 4))
+    assert got == CHERRANT_DEV[mode]
+
+
+@pytest.mark.slow
+def test_mucgec_dev_types_and_correct_counting(dev: tuple[EvalData, Hypothesis]) -> None:
+    data, hyp = dev
+    compat = ErrantMetric(duplicate_ref_edits="errant").score(data, hyp).categories
+    assert {k: tuple(v) for k, v in compat.items()} == CHERRANT_DEV_CAT1
+    # gecscope's default counts an edit listed by two alternative alignments once
+    f = ErrantMetric().score(data, hyp).fields
+    tp, fp, fn = CHERRANT_DEV["cs"][:3]
+    assert (f["TP"], f["FP"], f["FN"]) == (1063, 1627, 2901)
+    assert f["TP"] < tp and f["FP"] < fp and f["FN"] < fn
+
+
+@pytest.mark.slow
+def test_mucgec_dev_first_alignment_only(mucgec: Path, dev: tuple[EvalData, Hypothesis]) -> None:
+    lang = _zh(mucgec, alignments="first")
+    data = EvalData.from_files(mucgec / "MuCGEC_dev.txt", lang=lang)  # type: ignore[arg-type]
+    hyp_m2 = dev[0].hypothesis_m2(dev[1])
+    hyp = Hypothesis.from_m2(hyp_m2, "pred")
+    f = ErrantMetric(duplicate_ref_edits="errant").score(data, hyp).fields
+    assert (f["TP"], f["FP"], f["FN"]) == CHERRANT_DEV_FIRST
+    assert not any(a.alternatives for s in data.reference_edits() for a in s.annotations)
+
+
+def test_traditional_targets_simplified_unless_told(mucgec: Path) -> None:
+    from gecscope.alignment.cherrant import CherrantAnnotator
+
+    src, tgt = "我们一起去吃饭。", "我們一起去吃飯。"  # the target in traditional characters
+    simp = CherrantAnnotator(mucgec / "cherrant-data").annotate(src, [tgt])
+    trad = CherrantAnnotator(mucgec / "cherrant-data", simplified=False).annotate(src, [tgt])
+    assert simp.targets[0].status == "noop"  # OpenCC t2s makes it equal to the source
+    assert [(e.start, e.end, e.correction) for e in trad.targets[0].alternatives[0]] == [
+        (1, 2, ("們",)), (6, 7, ("飯",))]
+
+
+def test_not_annotatable_and_no_error_targets(mucgec: Path) -> None:
+    from gecscope.alignment.cherrant import CherrantAnnotator
+    from gecscope.formats.m2 import parse_m2
+
+    ann = CherrantAnnotator(mucgec / "cherrant-data")
+    block = ann.annotate("他去了学校", ["无法标注", "没有错误", "他去了学校。"])
+    text = block.m2()
+    assert text.splitlines()[1:5] == [
+        "T0 无法标注", "A -1 -1|||NA|||-NONE-|||REQUIRED|||-NONE-|||0",
+        "T1 没有错误", "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1"]
+    sent = parse_m2(text)[0]
+    assert [a.not_annotatable for a in sent.annotations] == [True, False, False]
+    assert sent.reference(2) == tuple("他去了学校。")
+
+
+def test_alternative_alignments_keep_the_corrected_text(mucgec: Path) -> None:
+    """Two cheapest alignments are two edit sets; the text comes from the first alone."""
+    from gecscope.formats.m2 import format_sentence, parse_m2
+
+    d = mucgec / "cherrant-samples" / "nlpcc2018_official.ref.m2.char"
+    corpus = parse_m2(d.read_text(encoding="utf-8"))
+    with_alts = [s for s in corpus if any(a.alternatives for a in s.annotations)]
+    assert len(with_alts) == 18  # the blocks with a T<k>-A1 line (28 such lines in all)
+    s = with_alts[0]
+    assert "".join(s.reference(0)) == "北京的空气污染太严重了，凡在北京的人一定要注意，别抽烟。"
+    again = parse_m2(format_sentence(s))[0]
+    assert again == s
+
+
+def test_missing_resources_are_a_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                             tmp_path: Path) -> None:
+    from gecscope.alignment.cherrant import CherrantAnnotator
+    from gecscope.errors import ConfigError
+
+    monkeypatch.delenv("GECSCOPE_CHERRANT_DATA", raising=False)
+    with pytest.raises(ConfigError, match="GECSCOPE_CHERRANT_DATA"):
+        CherrantAnnotator()
+    with pytest.raises(ConfigError, match="no cilin.txt"):
+        CherrantAnnotator(tmp_path)
+
+
+def test_parallel_file_errors_name_the_line(tmp_path: Path) -> None:
+    from gecscope.errors import FormatError
+    from gecscope.formats.parallel import read_parallel
+
+    p = tmp_path / "bad.para"
+    p.write_text("1\t他去了\t他去了。\n2\t好\t\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"bad.para:2: field 3"):
+        read_parallel(p)
+    p.write_text("1\t他去了\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="at least 3"):
+        read_parallel(p)
+
+
+def test_evaluate_lang_zh_runs_every_reference_metric(mucgec: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from gecscope.cli.main import main
+
+    d = mucgec / "cherrant-samples"
+    metrics = ["errant", "m2", "gleu", "cleme", "cleme2", "imeasure"]
+    args = ["evaluate", "--lang", "zh", "--zh-data", str(mucgec / "cherrant-data"), "-q",
+            "-r", str(d / "demo.ref.m2.char"), "--hyp", str(d / "demo.hyp.para")]
+    for m in metrics:
+        args += ["-m", m]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for m in metrics:
+        assert f"== {m}:" in out
+    assert out.count("|l:zh|") == len(metrics) and "|t:chars|" in out
+    errant_row = out.split("== errant:")[1].splitlines()[3].split()
+    assert errant_row[1:4] == ["8", "19", "35"]
+
+
+def test_evaluate_lang_uk_from_plain_files(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from gecscope.cli.main import main
+
+    (tmp_path / "src.txt").write_text("Я бачу кіт .\nВін йде додому .\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("Я бачу кота .\nВін йде додому .\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("Я бачу кота .\nВін іде додому .\n", encoding="utf-8")
+    assert main(["evaluate", "--lang", "uk", "-q", "-s", str(tmp_path / "src.txt"),
+                 "-r", str(tmp_path / "ref.txt"), "--hyp", str(tmp_path / "hyp.txt"),
+                 "-m", "errant", "-m", "m2", "-m", "gleu", "-m", "cleme"]) == 0
+    out = capsys.readouterr().out
+    row = out.split("== errant:")[1].splitlines()[3].split()
+    assert row[1:4] == ["1", "1", "0"]  # kota found; the spurious ide -> FP
+    assert out.count("|l:uk|x:levenshtein|") == 4
