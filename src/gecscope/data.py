@@ -15,14 +15,18 @@ raw text the way ``errant_parallel -tok`` does, ``"chars"`` splits into characte
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gecscope.errors import ConfigError, FormatError, LengthMismatchError
-from gecscope.types import Corpus, Tokens
+from gecscope.types import Corpus, Sentence, Tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.languages import Language
 
 T = TypeVar("T")
 
@@ -120,6 +124,38 @@ def check_token_lists(sentences: Any, what: str) -> tuple[Tokens, ...]:
     return tuple(out)
 
 
+def as_language(lang: Language | str | None) -> Language:
+    """``lang`` as a :class:`~gecscope.languages.Language` (a code gets its defaults)."""
+    from gecscope.languages import ENGLISH, Language, language
+
+    if lang is None:
+        return ENGLISH
+    if isinstance(lang, Language):
+        return lang
+    if isinstance(lang, str):
+        return language(lang)
+    raise TypeError(f"lang must be a language code or a Language, not {type(lang).__name__}")
+
+
+def annotate_rows(lang: Language, rows: Sequence[tuple[str, Sequence[str]]]) -> tuple[
+        Sentence, ...]:
+    """Sentences from raw ``(source, targets)`` rows (any number of targets per row), the
+    edits found by ``lang``'s extractor; ChERRANT's annotator sees the raw text, as the tool."""
+    if lang.extractor == "cherrant":
+        from gecscope.alignment.cherrant import CherrantAnnotator
+
+        ann = lang.annotator()
+        assert isinstance(ann, CherrantAnnotator)
+        return tuple(ann.annotate(src, targets).sentence() for src, targets in rows)
+    fn = lang.tokeniser()
+    annotator = lang.annotator()
+    out = []
+    for src, targets in rows:
+        corpus = annotator.annotate_corpus([fn(src)], [[fn(t)] for t in targets])
+        out.append(corpus.sentences[0])
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- hypothesis
 
 
@@ -171,9 +207,12 @@ class Hypothesis:
 
     @classmethod
     def from_texts(cls, texts: Sequence[str], name: str = "hypothesis", *,
-                   tokenise: Tokeniser = "whitespace") -> Hypothesis:
-        """A hypothesis from one string per sentence, tokenised by ``tokenise``."""
-        return cls(name, tokenise_texts(texts, tokenise, f"hypothesis {name!r}"))
+                   tokenise: Tokeniser | None = None,
+                   lang: Language | str | None = None) -> Hypothesis:
+        """A hypothesis from one string per sentence, tokenised by ``tokenise`` (default: as
+        ``lang`` tokenises, whitespace for English)."""
+        fn = tokenise if tokenise is not None else as_language(lang).tokeniser()
+        return cls(name, tokenise_texts(texts, fn, f"hypothesis {name!r}"))
 
     @classmethod
     def from_m2(cls, corpus: Corpus, name: str | None = None) -> Hypothesis:
@@ -183,10 +222,14 @@ class Hypothesis:
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None,
-                  expected: int | None = None, expected_from: str | None = None) -> Hypothesis:
-        """Read a hypothesis from plain text (one sentence per line) or from an M2 of its edits."""
+                  expected: int | None = None, expected_from: str | None = None, *,
+                  lang: Language | str | None = None) -> Hypothesis:
+        """Read a hypothesis from plain text (one sentence per line), from an M2 of its edits,
+        or from ChERRANT's parallel format (``id<TAB>source<TAB>output``); text is tokenised
+        as ``lang`` says (default: on whitespace)."""
         from gecscope.formats.base import read_text
         from gecscope.formats.m2 import parse_m2
+        from gecscope.formats.parallel import looks_like_parallel, parse_parallel
         from gecscope.formats.plain import split_tokens
 
         p = Path(path)
@@ -199,7 +242,23 @@ class Hypothesis:
             return cls(label, corpus.hypotheses(), corpus, str(p))
         if not text.strip():
             raise FormatError("file is empty, expected at least one sentence", p)
-        toks = split_tokens(text, p, expected=expected, expected_from=expected_from)
+        fn = as_language(lang).tokeniser()
+        if looks_like_parallel(text):
+            rows = parse_parallel(text, p)
+            for i, r in enumerate(rows, start=1):
+                if len(r.targets) != 1:
+                    raise FormatError(f"a system output has one target per line, found "
+                                      f"{len(r.targets)}", p, i)
+            if expected is not None and len(rows) != expected:
+                raise LengthMismatchError(expected, len(rows), p, "lines", expected_from)
+            language_ = as_language(lang)
+            if language_.extractor == "cherrant":
+                # as parallel_to_m2.py: the edits are found against the file's own sources
+                corpus = Corpus(annotate_rows(language_, [(r.source, r.targets) for r in rows]),
+                                str(p))
+                return cls(label, corpus.hypotheses(), corpus, str(p))
+            return cls(label, [fn(r.targets[0]) for r in rows], None, str(p))
+        toks = split_tokens(text, p, expected=expected, expected_from=expected_from, tokenise=fn)
         return cls(label, toks, None, str(p))
 
 
@@ -255,9 +314,13 @@ class EvalData:
     """
 
     def __init__(self, reference_paths: Sequence[str] = (), source_path: str | None = None,
-                 ) -> None:
+                 lang: Language | str | None = None) -> None:
         if isinstance(reference_paths, str | Path):
             reference_paths = (str(reference_paths),)
+        #: how plain text is tokenised and which extractor finds the edits (default English)
+        self.lang: Language = as_language(lang)
+        #: whether missing k-th references reuse the sentence's others (see :attr:`references`)
+        self.cycle_references = False
         self.reference_paths: tuple[str, ...] = tuple(str(p) for p in reference_paths)
         self.source_path = str(source_path) if source_path is not None else None
         #: Reference-level derived data (parsed gold, annotated references, encoders...).
@@ -288,13 +351,16 @@ class EvalData:
 
     @classmethod
     def from_files(cls, references: str | Path | Sequence[str | Path],
-                   source: str | Path | None = None) -> EvalData:
-        """References from files (one M2 or gold XML, or plain-text references plus the
-        source), read and checked now rather than when first scored."""
+                   source: str | Path | None = None, *,
+                   lang: Language | str | None = None) -> EvalData:
+        """References from files (one M2, gold XML or ChERRANT-style parallel file, or
+        plain-text references plus the source), read and checked now rather than when first
+        scored. ``lang`` chooses tokenisation and edit extraction (:mod:`gecscope.languages`)."""
         refs = (references,) if isinstance(references, str | Path) else tuple(references)
         if not refs:
             raise ConfigError("give at least one reference file")
-        data = cls(tuple(str(r) for r in refs), str(source) if source is not None else None)
+        data = cls(tuple(str(r) for r in refs), str(source) if source is not None else None,
+                   lang)
         if data.m2 is None:
             if len(refs) == 1 and source is None:
                 raise ConfigError(f"{refs[0]} is not M2 or I-measure XML; plain-text references "
@@ -303,32 +369,39 @@ class EvalData:
         return data
 
     @classmethod
-    def from_m2(cls, corpus: Corpus | str | Path) -> EvalData:
-        """References given by their edits: a :class:`Corpus` or the path of an M2 file."""
+    def from_m2(cls, corpus: Corpus | str | Path, *,
+                lang: Language | str | None = None) -> EvalData:
+        """References given by their edits: a :class:`Corpus` or the path of an M2 file
+        (``lang`` then says how text hypotheses are tokenised and their edits found)."""
         if not isinstance(corpus, Corpus):
-            data = cls((str(corpus),))
+            data = cls((str(corpus),), None, lang)
             if data.m2 is None:
                 raise FormatError("not an M2 file (the first line must start with 'S ')", corpus)
             return data
-        data = cls((corpus.path or "<m2>",))
+        data = cls((corpus.path or "<m2>",), None, lang)
         data.__dict__["m2"] = corpus
         return data
 
     @classmethod
     def from_texts(cls, sources: Sequence[str], references: Sequence[Sequence[str]] | None = None,
                    *, m2: Corpus | str | Path | None = None,
-                   tokenise: Tokeniser = "whitespace") -> EvalData:
+                   tokenise: Tokeniser | None = None,
+                   lang: Language | str | None = None) -> EvalData:
         """References from memory: ``sources`` (one string per sentence) and ``references`` as
         ``[reference][sentence]`` strings, or the gold edits as ``m2`` (a Corpus or a path).
 
         Lengths and orientation are checked: ``[sentence][reference]`` lists and a single
         reference not wrapped in a list are refused with a message saying how to fix them.
         """
+        language_ = as_language(lang)
+        if tokenise is None:
+            tokenise = language_.tokeniser()
         src = tokenise_texts(sources, tokenise, "sources")
         if m2 is not None:
             if references is not None:
                 raise ConfigError("give the references either as texts or as M2, not both")
             data = cls.from_m2(m2)
+            data.lang = language_
             gold = data.m2
             assert gold is not None
             if len(gold) != len(src):
@@ -338,7 +411,7 @@ class EvalData:
                     raise ConfigError(f"sentence {i + 1}: the source differs from the M2's S line "
                                       f"({' '.join(a)[:40]!r} vs {' '.join(b)[:40]!r})")
             return data
-        data = cls((), None)
+        data = cls((), None, language_)
         data.__dict__["sources"] = src
         if references is None:
             data.__dict__["references"] = []
@@ -380,7 +453,10 @@ class EvalData:
         path = self.reference_paths[0]
         text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
         if looks_like_m2(text):
-            return parse_m2(text, path)
+            corpus = parse_m2(text, path)
+            # ChERRANT's M2 lists every target (T lines): a missing k-th one is no reference
+            self.cycle_references = re.search(r"^T\d+", text, re.MULTILINE) is not None
+            return corpus
         from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, parse_gold
 
         if looks_like_gold(text):
@@ -388,6 +464,12 @@ class EvalData:
             self.cache["imeasure-gold"] = gold
             corpus = gold_to_m2(gold)
             return Corpus(corpus.sentences, path)
+        from gecscope.formats.parallel import looks_like_parallel, parse_parallel
+
+        if self.source_path is None and looks_like_parallel(text):
+            rows = parse_parallel(text, path)
+            self.cycle_references = True
+            return Corpus(annotate_rows(self.lang, [(r.source, r.targets) for r in rows]), path)
         return None
 
     def require_m2(self, metric: str) -> Corpus:
@@ -404,17 +486,28 @@ class EvalData:
             return self.m2.sources
         if self.source_path is None:
             raise ConfigError("plain-text references need the source file too (--source)")
-        return read_tokens(self.source_path)
+        return read_tokens(self.source_path, tokenise=self.lang.tokeniser())
 
     @cached_property
     def references(self) -> list[list[Tokens]]:
-        """References as ``[reference][sentence]`` token lists, length-checked."""
+        """References as ``[reference][sentence]`` token lists, length-checked.
+
+        In an M2, an annotator without lines for a sentence changed nothing (its reference is
+        the source), as the reference tools read it. Parallel files and ChERRANT's M2 instead
+        list every target, and their sentences have different numbers of them (MuCGEC: one
+        to seven): there reference ``k`` of a sentence with fewer is its reference
+        ``k mod count``, so every reference set is a real correction."""
         from gecscope.formats.plain import read_tokens
 
         if self.m2 is not None:
-            return [self.m2.references(k) for k in self.m2.annotators] or [self.m2.sources]
+            ids = self.m2.annotators
+            if not self.cycle_references or all(s.annotators == ids for s in self.m2):
+                return [self.m2.references(k) for k in ids] or [self.m2.sources]
+            per = [[s.reference(a) for a in s.annotators] or [s.source] for s in self.m2]
+            return [[refs[k % len(refs)] for refs in per] for k in range(len(ids))]
         n = len(self.sources)
-        return [read_tokens(p, expected=n, expected_from=self.source_path)
+        fn = self.lang.tokeniser()
+        return [read_tokens(p, expected=n, expected_from=self.source_path, tokenise=fn)
                 for p in self.reference_paths]
 
     def __len__(self) -> int:
@@ -436,9 +529,8 @@ class EvalData:
         if key not in self.cache:
             if not self.references:
                 raise ConfigError("this metric needs references (none were given)")
-            from gecscope.alignment.errant import shared_annotator
-
-            self.cache[key] = shared_annotator().annotate_corpus(self.sources, self.references)
+            self.cache[key] = self.lang.annotator().annotate_corpus(self.sources,
+                                                                    self.references)
         corpus: Corpus = self.cache[key]
         return corpus
 
@@ -457,10 +549,10 @@ class EvalData:
             return hyp.m2
 
         def extract() -> Corpus:
-            from gecscope.alignment.errant import shared_annotator
             from gecscope.progress import tick
 
-            return shared_annotator().annotate_corpus(self.sources, [hyp.tokens], progress=tick)
+            return self.lang.annotator().annotate_corpus(self.sources, [hyp.tokens],
+                                                         progress=tick)
 
         return self.derived(hyp, "hyp-m2", extract)
 

@@ -52,6 +52,14 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
     processes (or on ``pool``) and store the edits in ``data``, where the metrics find them."""
     from gecscope.alignment.errant import annotate_parallel
 
+    if data.lang.extractor != "errant":
+        # other extractors are light (no parser to load): extracted here, in one process
+        if data.has_references:
+            data.reference_edits()
+        for h in hyps:
+            data.check(h)
+            data.hypothesis_m2(h)
+        return
     if data.m2 is None and data.has_references and "reference-edits" not in data.cache:
         data.cache["reference-edits"] = annotate_parallel(data.sources, data.references,
                                                           jobs=jobs, pool=pool)
@@ -113,7 +121,10 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
     needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
     if any(needs_edits):
         todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
-        if todo:
+        if todo and data.lang.extractor != "errant":  # the actors run English ERRANT
+            for system in todo:
+                data.hypothesis_m2(system)
+        elif todo:
             jobs = (("sentences", chunk) for chunk in chunks(data.sources,
                                                              [h.tokens for h in todo]))
             joint: list[Any] = []

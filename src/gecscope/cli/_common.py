@@ -104,6 +104,41 @@ def add_backend_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster this machine belongs to)")
 
 
+def add_language_arguments(p: argparse.ArgumentParser) -> None:
+    """``--lang`` and how text of that language is tokenised and its edits found."""
+    g = p.add_argument_group("language (docs/languages.md)")
+    g.add_argument("--lang", default="en", metavar="CODE",
+                   help="language of the texts (default en: ERRANT on space-separated tokens; "
+                        "zh: characters and ChERRANT's char-level edits; any other code: "
+                        "Levenshtein edits)")
+    g.add_argument("--tokenise", "--tokenize", dest="tokenise",
+                   choices=["whitespace", "chars", "spacy"],
+                   help="how plain text becomes tokens (default: whitespace; chars for zh)")
+    g.add_argument("--spacy-model", metavar="NAME",
+                   help="an installed spaCy pipeline for --tokenise spacy and for POS-typed "
+                        "edits (e.g. fr_core_news_sm)")
+    g.add_argument("--zh-data", metavar="DIR",
+                   help="ChERRANT's resource folder (cilin.txt, confusion_dict.txt); default: "
+                        "$GECSCOPE_CHERRANT_DATA")
+    g.add_argument("--no-simplified", "--no_simplified", dest="no_simplified",
+                   action="store_true",
+                   help="zh: keep traditional characters in targets (ChERRANT --no_simplified)")
+    g.add_argument("--zh-alignments", choices=["all", "first"], default="all",
+                   help="zh: every cheapest alignment (default) or the first (ChERRANT -s)")
+
+
+def language_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~gecscope.languages.Language` the ``--lang`` arguments describe."""
+    from gecscope.languages import language
+
+    def arg(name: str, default: Any = None) -> Any:
+        return getattr(args, name, default)
+
+    return language(arg("lang", "en"), tokenise=arg("tokenise"), spacy_model=arg("spacy_model"),
+                    zh_data=arg("zh_data"), simplified=not arg("no_simplified", False),
+                    alignments=arg("zh_alignments", "all"))
+
+
 def add_output_argument(p: argparse.ArgumentParser, help: str, *aliases: str,
                         **kwargs: Any) -> None:
     """``--output`` (plus ``aliases``, e.g. errant's ``-out``), and an ``-o`` that explains

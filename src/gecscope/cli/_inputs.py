@@ -33,11 +33,16 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     add_long_line_arguments(p)
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (logs, CI)")
-    from gecscope.cli._common import add_backend_arguments, add_jobs_argument
+    from gecscope.cli._common import (
+        add_backend_arguments,
+        add_jobs_argument,
+        add_language_arguments,
+    )
 
     add_jobs_argument(p, "ERRANT edit extraction and for scoring (one task per metric and "
                          "system)")
     add_backend_arguments(p)
+    add_language_arguments(p)
     field = p.add_argument_group(
         "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
     field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
@@ -84,8 +89,10 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
     from gecscope.checks import glued_share, m2_role_warning, system_names, tokenisation_warning
+    from gecscope.cli._common import language_from_args
 
-    data = EvalData(tuple(args.ref), args.source)
+    lang = language_from_args(args)
+    data = EvalData(tuple(args.ref), args.source, lang)
     names = args.name or system_names(args.hyp)
     if len(names) != len(args.hyp):
         raise ConfigError(f"--name gives {len(names)} names for {len(args.hyp)} hypotheses")
@@ -95,7 +102,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
                           "per hypothesis file")
     n = len(data)
     origin = args.ref[0] if args.ref and data.m2 is not None else args.source
-    hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin)
+    hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin, lang=lang)
             for h, nm in zip(args.hyp, names)]
     limit = getattr(args, "max_tokens", 0) or 0
     if limit > 0:

@@ -8,7 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gecscope.cli._common import add_backend_arguments, add_jobs_argument, add_output_argument
+from gecscope.cli._common import (
+    add_backend_arguments,
+    add_jobs_argument,
+    add_language_arguments,
+    add_output_argument,
+    language_from_args,
+)
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
@@ -25,6 +31,10 @@ def add_parser(sub: Any) -> None:
                    help="source (original) text file")
     p.add_argument("-c", "--cor", "-cor", dest="cor", nargs="+",
                    help="corrected text file(s); annotator ids follow their order")
+    p.add_argument("--para", metavar="FILE",
+                   help="instead of -s/-c: ChERRANT's parallel format, 'id<TAB>source<TAB>"
+                        "target...' per line (any number of targets); with --lang zh the M2 "
+                        "is ChERRANT's, T lines included (parallel_to_m2.py -g char)")
     p.add_argument("--retype", metavar="M2",
                    help="instead of -s/-c: re-annotate this gold M2 with ERRANT, as errant_m2 "
                         "-auto does (e.g. NUCLE-typed CoNLL-2014 gold, for per-type tables "
@@ -46,6 +56,7 @@ def add_parser(sub: Any) -> None:
                    help="ERRANT merging strategy (default: rules)")
     add_jobs_argument(p, "ERRANT (inputs under 2,000 sentence pairs run in one process)")
     add_backend_arguments(p)
+    add_language_arguments(p)
     p.add_argument("--resume", action="store_true",
                    help="keep each finished shard in OUTPUT.parts/ and, when rerun after an "
                         "interruption, reuse the shards whose input is unchanged")
@@ -62,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     if args.retype:
         return _retype(args, t0)
+    lang = language_from_args(args)
+    if args.para or not lang.is_default:
+        return _other_language(args, lang, t0)
     if not args.source or not args.cor:
         raise ConfigError("give the source (-s) and the corrected file(s) (-c), or a gold M2 "
                           "to re-annotate (--retype)")
@@ -128,4 +142,57 @@ def _retype(args: argparse.Namespace, t0: float) -> int:
         print(f"wrote {args.output}: {len(out)} sentences re-annotated with ERRANT "
               f"({'gold spans' if args.gold else 'automatic edits'}) in "
               f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return 0
+
+
+def _other_language(args: argparse.Namespace, lang: Any, t0: float) -> int:
+    """``--para`` input or a ``--lang`` other than English: the language's extractor, in one
+    process (ChERRANT's M2, with its T lines, for Chinese)."""
+    from gecscope.cli._common import Progress
+    from gecscope.formats.base import atomic_write
+    from gecscope.formats.m2 import format_sentence
+    from gecscope.formats.parallel import read_parallel
+
+    if args.resume or args.shard_size or args.backend != "local":
+        raise ConfigError("--resume, --shard-size and --backend are for English ERRANT "
+                          "annotation of -s/-c files")
+    if args.para:
+        if args.source or args.cor:
+            raise ConfigError("give either --para FILE or -s/-c files, not both")
+        rows = [(r.source, list(r.targets)) for r in read_parallel(args.para)]
+    else:
+        if not args.source or not args.cor:
+            raise ConfigError("give the source (-s) and the corrected file(s) (-c), or --para")
+        from gecscope.formats.plain import read_lines
+
+        src = read_lines(args.source)
+        cors = [read_lines(c, expected=len(src), expected_from=args.source) for c in args.cor]
+        rows = [(s, [c[i] for c in cors]) for i, s in enumerate(src)]
+    if lang.extractor == "cherrant":
+        from gecscope.alignment.cherrant import CherrantAnnotator
+
+        ann = lang.annotator()
+        assert isinstance(ann, CherrantAnnotator)
+        progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")
+
+        def blocks() -> Any:
+            for source, targets in rows:
+                yield ann.annotate(source, targets).m2()
+                progress(1)
+    else:
+        from gecscope.data import annotate_rows
+
+        progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")
+
+        def blocks() -> Any:
+            for row in rows:
+                yield format_sentence(annotate_rows(lang, [row])[0])
+                progress(1)
+    try:
+        atomic_write(args.output, blocks())
+    finally:
+        progress.close()
+    if not args.quiet:
+        print(f"wrote {args.output}: {len(rows)} sentences ({lang.describe()['edits']} edits, "
+              f"--lang {lang.code}) in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0

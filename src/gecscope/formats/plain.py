@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from gecscope.errors import LengthMismatchError
 from gecscope.formats.base import PathLike, atomic_write, iter_lines, read_text, split_lines
@@ -23,10 +23,16 @@ def read_lines(path: PathLike, *, expected: int | None = None,
 
 
 def read_tokens(path: PathLike, *, expected: int | None = None,
-                expected_from: PathLike | None = None) -> list[Tokens]:
-    """Whitespace-tokenised sentences of a text file (see :func:`read_lines`)."""
-    return [tuple(ln.split()) for ln in read_lines(path, expected=expected,
-                                                    expected_from=expected_from)]
+                expected_from: PathLike | None = None,
+                tokenise: Callable[[str], Tokens] | None = None) -> list[Tokens]:
+    """Sentences of a text file (see :func:`read_lines`), split on whitespace or by
+    ``tokenise`` (e.g. a :class:`~gecscope.languages.Language`'s tokeniser)."""
+    fn = tokenise or _split
+    return [fn(ln) for ln in read_lines(path, expected=expected, expected_from=expected_from)]
+
+
+def _split(text: str) -> Tokens:
+    return tuple(text.split())
 
 
 def iter_token_shards(paths: Sequence[PathLike], size: int) -> Iterator[list[list[Tokens]]]:
@@ -55,13 +61,15 @@ def iter_token_shards(paths: Sequence[PathLike], size: int) -> Iterator[list[lis
 
 
 def split_tokens(text: str, path: PathLike | None = None, *, expected: int | None = None,
-                 expected_from: PathLike | None = None) -> list[Tokens]:
+                 expected_from: PathLike | None = None,
+                 tokenise: Callable[[str], Tokens] | None = None) -> list[Tokens]:
     """Whitespace-tokenised sentences of already-read text (as :func:`read_tokens`), so a
     file that was read once to sniff its format is not read again."""
     lines = split_lines(text)
     if expected is not None and len(lines) != expected:
         raise LengthMismatchError(expected, len(lines), path, "lines", expected_from)
-    return [tuple(ln.split()) for ln in lines]
+    fn = tokenise or _split
+    return [fn(ln) for ln in lines]
 
 
 def write_lines(path: PathLike, sentences: Iterable[str | Sequence[str]]) -> None:

@@ -1,0 +1,179 @@
+"""Languages: how text becomes tokens and which extractor finds (and types) the edits.
+
+=========  ====================  =====================================================
+language   tokens                edits
+=========  ====================  =====================================================
+``en``     whitespace (default)  ERRANT 3.0.2 with spaCy ``en_core_web_sm`` (full types)
+``zh``     characters            ChERRANT char level (M/R/S/W), identical to the tool
+any other  whitespace | chars |  Levenshtein (M/R/U with ORTH and WO); ERRANT-style
+           spacy                 ``R:NOUN`` POS types when a spaCy model is given
+=========  ====================  =====================================================
+
+A :class:`Language` is a small frozen value (it travels to worker processes); its annotator is
+built once per process. See docs/languages.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+from gecscope.errors import ConfigError
+from gecscope.types import Corpus, Tokens
+
+TOKENISATIONS = ("whitespace", "chars", "spacy")
+EXTRACTORS = ("errant", "cherrant", "levenshtein")
+_CODE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z0-9]+)*$")
+
+
+class Annotator(Protocol):
+    """What every extractor offers: annotate sources against ``[annotator][sentence]``
+    corrections into an M2 corpus."""
+
+    def annotate_corpus(self, sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]],
+                        progress: Callable[[int], None] | None = None) -> Corpus: ...
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language code with its tokenisation and edit extractor (see :func:`language`)."""
+
+    code: str = "en"
+    tokenise: str = "whitespace"
+    extractor: str = "errant"
+    spacy_model: str | None = None
+    zh_data: str | None = None
+    simplified: bool = True
+    alignments: str = "all"
+
+    @property
+    def is_default(self) -> bool:
+        """English with ERRANT on whitespace tokens: the signature then says nothing more."""
+        return self == Language()
+
+    def tokeniser(self) -> Callable[[str], Tokens]:
+        """The function from a line of text to its tokens."""
+        return _tokeniser(self.tokenise, self.spacy_model, self.extractor == "cherrant")
+
+    def tokens(self, text: str) -> Tokens:
+        return self.tokeniser()(text)
+
+    def annotator(self) -> Annotator:
+        """The edit extractor (one per process and language)."""
+        return _annotator(self)
+
+    def versions(self) -> dict[str, str]:
+        """Versions of the packages the extractor's output depends on."""
+        from importlib import metadata
+
+        pkgs = {"cherrant": ("pypinyin", "opencc"), "errant": ("errant", "spacy")}.get(
+            self.extractor, ("spacy",) if self.spacy_model else ())
+        out = {}
+        for pkg in pkgs:
+            try:
+                out[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                out[pkg] = "absent"
+        return out
+
+    def describe(self) -> dict[str, str]:
+        """Signature entries: language, tokenisation and extractor (with its model)."""
+        edits = self.extractor
+        if self.extractor == "cherrant":
+            edits = ("cherrant-char" + ("" if self.simplified else "-nosimp")
+                     + ("" if self.alignments == "all" else "-first"))
+        elif self.spacy_model and self.extractor == "levenshtein":
+            edits = f"levenshtein+{self.spacy_model}"
+        tok = f"spacy:{self.spacy_model}" if self.tokenise == "spacy" else self.tokenise
+        return {"lang": self.code, "tok": tok, "edits": edits}
+
+
+def language(code: str = "en", *, tokenise: str | None = None, extractor: str | None = None,
+             spacy_model: str | None = None, zh_data: str | None = None,
+             simplified: bool = True, alignments: str = "all") -> Language:
+    """A :class:`Language` with the defaults of ``code``: English = whitespace tokens and
+    ERRANT; Chinese (``zh``) = characters and ChERRANT; any other code = whitespace tokens and
+    Levenshtein edits (typed by POS when ``spacy_model`` names an installed spaCy pipeline).
+
+    ChERRANT's own switches: ``zh_data`` (its resource folder), ``simplified=False`` (its
+    ``--no_simplified``), ``alignments="first"`` (its ``-s first``)."""
+    code = (code or "en").strip()
+    if not _CODE.match(code):
+        raise ConfigError(f"language code {code!r}: expected an ISO 639 code such as en, zh, "
+                          "uk, de, cs")
+    base = code.split("-")[0].split("_")[0].lower()
+    if extractor is None:
+        extractor = "errant" if base == "en" else "cherrant" if base == "zh" else "levenshtein"
+    if extractor not in EXTRACTORS:
+        raise ConfigError(f"unknown edit extractor {extractor!r}; choose from "
+                          f"{', '.join(EXTRACTORS)}")
+    if tokenise is None:
+        tokenise = "chars" if extractor == "cherrant" else "whitespace"
+    if tokenise not in TOKENISATIONS:
+        raise ConfigError(f"unknown tokenisation {tokenise!r}; choose from "
+                          f"{', '.join(TOKENISATIONS)}")
+    if extractor == "errant" and base != "en":
+        raise ConfigError("ERRANT's classifier is English only; for other languages use "
+                          "extractor='levenshtein' (with a spaCy model for POS types)")
+    if extractor == "cherrant" and tokenise != "chars":
+        raise ConfigError("ChERRANT works on characters (tokenise='chars')")
+    if tokenise == "spacy" and not spacy_model and base != "en":
+        raise ConfigError(f"tokenise='spacy' for {code!r} needs a spaCy pipeline name "
+                          "(spacy_model=..., --spacy-model NAME)")
+    if alignments not in ("all", "first"):
+        raise ConfigError(f"alignments must be 'all' or 'first' (ChERRANT's -s), not "
+                          f"{alignments!r}")
+    return Language(code, tokenise, extractor, spacy_model, zh_data, simplified, alignments)
+
+
+ENGLISH = Language()
+
+
+@lru_cache(maxsize=8)
+def _nlp(model: str) -> Any:
+    from gecscope._optional import require_spacy
+
+    spacy = require_spacy("spacy", "spaCy tokenisation and POS types")
+    try:
+        return spacy.load(model)
+    except OSError:
+        raise ConfigError(f"spaCy pipeline {model!r} is not installed (pip install it; "
+                          "docs/languages.md lists the pipelines known to install offline)"
+                          ) from None
+
+
+def _tokeniser(kind: str, model: str | None, cherrant: bool) -> Callable[[str], Tokens]:
+    if cherrant:
+        from gecscope.alignment.cherrant import char_tokens
+
+        return char_tokens
+    if kind == "whitespace":
+        return lambda text: tuple(text.split())
+    if kind == "chars":
+        return lambda text: tuple(c for c in text if not c.isspace())
+    if model is None:
+        from gecscope.alignment.errant import load_nlp
+
+        nlp = load_nlp()
+    else:
+        nlp = _nlp(model)
+    return lambda text: tuple(t.text for t in nlp.tokenizer(text) if not t.is_space)
+
+
+@lru_cache(maxsize=8)
+def _annotator(lang: Language) -> Annotator:
+    if lang.extractor == "errant":
+        from gecscope.alignment.errant import shared_annotator
+
+        return shared_annotator()
+    if lang.extractor == "cherrant":
+        from gecscope.alignment.cherrant import CherrantAnnotator
+
+        return CherrantAnnotator(lang.zh_data, simplified=lang.simplified,
+                                 all_alignments=lang.alignments == "all")
+    from gecscope.alignment.levenshtein import LevenshteinAnnotator
+
+    return LevenshteinAnnotator(_nlp(lang.spacy_model) if lang.spacy_model else None)
