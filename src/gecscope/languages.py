@@ -145,6 +145,7 @@ def _nlp(model: str) -> Any:
                           ) from None
 
 
+@lru_cache(maxsize=16)
 def _tokeniser(kind: str, model: str | None, cherrant: bool) -> Callable[[str], Tokens]:
     if cherrant:
         from gecscope.alignment.cherrant import char_tokens
