@@ -242,7 +242,8 @@ class Hypothesis:
             return cls(label, corpus.hypotheses(), corpus, str(p))
         if not text.strip():
             raise FormatError("file is empty, expected at least one sentence", p)
-        fn = as_language(lang).tokeniser()
+        language_ = as_language(lang)
+        fn = language_.tokeniser()
         if looks_like_parallel(text):
             rows = parse_parallel(text, p)
             for i, r in enumerate(rows, start=1):
@@ -251,7 +252,6 @@ class Hypothesis:
                                       f"{len(r.targets)}", p, i)
             if expected is not None and len(rows) != expected:
                 raise LengthMismatchError(expected, len(rows), p, "lines", expected_from)
-            language_ = as_language(lang)
             if language_.extractor == "cherrant":
                 # as parallel_to_m2.py: the edits are found against the file's own sources
                 corpus = Corpus(annotate_rows(language_, [(r.source, r.targets) for r in rows]),

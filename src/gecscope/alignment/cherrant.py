@@ -34,6 +34,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from gecscope.alignment.levenshtein import distance
 from gecscope.errors import ConfigError, FormatError
 from gecscope.formats.parallel import NO_ERROR
 from gecscope.types import NA_TYPE, Annotation, Corpus, Edit, Sentence, Tokens
@@ -63,16 +64,6 @@ def char_tokens(text: str) -> Tokens:
 
 def _all_chinese(word: str) -> bool:
     return all("\u4e00" <= ch <= "\u9fff" for ch in word)
-
-
-def _levenshtein(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 # --------------------------------------------------------------------------- resources
@@ -291,7 +282,7 @@ def _process(seq: list[Step]) -> list[Step]:
 def _is_word_order(a: str, b: str) -> bool:
     return a not in _MERGE_PUNCT and b not in _MERGE_PUNCT and len(a) - len(b) <= 1 and (
         a == b if len(b) == 1 else
-        _levenshtein(a, b) <= 1 or (len(a) == len(b) and b in a + a))
+        distance(a, b) <= 1 or (len(a) == len(b) and b in a + a))
 
 
 def merge(align: list[Step], src: Sequence[str], tgt: Sequence[str]) -> list[Step]:
@@ -319,7 +310,7 @@ def merge(align: list[Step], src: Sequence[str], tgt: Sequence[str]) -> list[Ste
                 if min(len(w1), len(w2), len(w3), len(w4)) == 1:
                     order = w1 == w4 and w2 == w3
                 else:
-                    order = _levenshtein(w1, w4) <= 1 and _levenshtein(w2, w3) <= 1
+                    order = distance(w1, w4) <= 1 and distance(w2, w3) <= 1
                 if not order:
                     kept.append(edits[i])
                     i += 1

@@ -23,6 +23,19 @@ from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens
 PosTags = tuple[Sequence[str], Sequence[str]]
 
 
+def distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Plain Levenshtein distance (unit costs) between two strings or token sequences."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
 def align(source: Sequence[str], target: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
     """Minimal-cost alignment as ``(op, s_start, s_end, t_start, t_end)`` steps; op in M/S/I/D.
 

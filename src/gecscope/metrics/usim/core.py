@@ -44,6 +44,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from gecscope.alignment.levenshtein import distance
 from gecscope.errors import ConfigError
 from gecscope.semantics.graph import EvalGraph, GraphEdge
 from gecscope.semantics.ucca import TERMINAL, Passage
@@ -85,17 +86,7 @@ def normalize_text(text: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def _lev(a: str, b: str) -> int:
-    if a == b:
-        return 0
-    if len(a) < len(b):
-        a, b = b, a
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
+    return 0 if a == b else distance(a, b)
 
 
 def edit_distance_matrix(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
