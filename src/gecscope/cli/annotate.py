@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -168,26 +169,24 @@ def _other_language(args: argparse.Namespace, lang: Any, t0: float) -> int:
         src = read_lines(args.source)
         cors = [read_lines(c, expected=len(src), expected_from=args.source) for c in args.cor]
         rows = [(s, [c[i] for c in cors]) for i, s in enumerate(src)]
+    render: Callable[[tuple[str, list[str]]], str]
     if lang.extractor == "cherrant":
         from gecscope.alignment.cherrant import CherrantAnnotator
 
         ann = lang.annotator()
         assert isinstance(ann, CherrantAnnotator)
-        progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")
-
-        def blocks() -> Any:
-            for source, targets in rows:
-                yield ann.annotate(source, targets).m2()
-                progress(1)
+        render = lambda row: ann.annotate(*row).m2()  # with ChERRANT's T lines
     else:
         from gecscope.data import annotate_rows
 
-        progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")
+        render = lambda row: format_sentence(annotate_rows(lang, [row])[0])
+    progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")
 
-        def blocks() -> Any:
-            for row in rows:
-                yield format_sentence(annotate_rows(lang, [row])[0])
-                progress(1)
+    def blocks() -> Iterator[str]:
+        for row in rows:
+            yield render(row)
+            progress(1)
+
     try:
         atomic_write(args.output, blocks())
     finally:
