@@ -45,8 +45,7 @@ def main() -> None:
         rows = read_parallel(args.data / name)
         mine = out / f"{name}.gecscope.m2"
         with Clock() as ours, open(mine, "w", encoding="utf-8") as fh:
-            for r in rows:
-                fh.write(ann.annotate(r.source, r.targets).m2())
+            fh.writelines(ann.annotate(r.source, r.targets).m2() for r in rows)
         theirs, same = "not run", "-"
         if args.cherrant is not None:
             ref = out / f"{name}.cherrant.m2"
