@@ -41,6 +41,16 @@ if [ "$mode" = "--dev" ]; then
   pipq "torch==2.13.0"
   pipq -e ".[all,sim,parser,marian,ct2,argos,ray]" pytest jsonschema "hypothesis>=6.100" \
     "ruff==0.17.6" "mypy==2.4.1"
+  # gec-metrics 0.1.1, the reference the tests compare GREEN, GoToScorer, PT-ERRANT and the
+  # learned metrics with, lives in its own venv: it pulls packages gecscope does not want in
+  # its environment (bitsandbytes, outlines, datasets...). It sees this environment's torch,
+  # transformers and errant. Never used at run time (tests/gec_metrics_ref.py).
+  refenv=${GECSCOPE_GEC_METRICS_VENV:-$HOME/.cache/gecscope/gec-metrics-0.1.1}
+  if ! "$refenv/bin/python" -c "import gec_metrics" >/dev/null 2>&1; then
+    echo "setup: installing the gec-metrics 0.1.1 reference venv at $refenv"
+    "$PY" -m venv --system-site-packages "$refenv"
+    PY="$refenv/bin/python" pipq "gec-metrics==0.1.1"
+  fi
 else
   pipq -e ".[spacy,stats,fast]"
 fi
