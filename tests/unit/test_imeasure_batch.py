@@ -46,3 +46,24 @@ def test_compiled_pairwise_counts_equal_the_python_alignment() -> None:
         cols = align(a, a, b)
         tn = sum(1 for s, _, r in cols if s == r)
         assert pairwise_counts(a, b) == (tn, len(cols) - tn, pairwise_table(a, b)[-1][-1]), (a, b)
+
+
+def test_compiled_references_sharing_prefixes_equal_pure_python() -> None:
+    # The compiled engine reuses the table slabs of a shared reference prefix (references in
+    # sorted order): candidates built like the I-measure's (every combination of corrections,
+    # duplicates and empty references included) must each get their own table's result.
+    pytest.importorskip("numba")
+    import itertools
+
+    rng = random.Random(5)
+    for _ in range(20):
+        s = [rng.choice("abcdef") for _ in range(rng.randint(1, 9))]
+        h = [rng.choice("abcdef") for _ in range(rng.randint(0, 9))]
+        slots = [[s[i:i + 1], [], [rng.choice("xyz")], [rng.choice("ab"), "c"]][: rng.randint(2, 4)]
+                 for i in range(len(s))]
+        refs = [[t for piece in combo for t in piece] for combo in itertools.product(*slots)]
+        rng.shuffle(refs)
+        refs = refs[:300] + [[], refs[0]]
+        expected = [(count_columns(threeway_dp(s, h, r)), threeway_table(s, h, r)[-1][-1][-1])
+                    for r in refs]
+        assert threeway_counts_costs(s, h, refs, engine="numba") == expected

@@ -231,3 +231,29 @@ def test_a_sentence_that_may_become_empty_is_enumerated() -> None:
     opts = IMeasureMetric().sentence_options(sent, hyp)
     actual = [(o.reference, o.counts.tp_c) for o in opts]
     assert actual == [(("x", "a", "b"), 1)]
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_array_programme_over_regions_equals_the_dict_programme(big: bool) -> None:
+    # combine_regions runs on numpy arrays (states packed into one integer, or as rows when
+    # the sums need more than 62 bits: big counts); the plain-dict programme is the reference.
+    pytest.importorskip("numpy")
+    import numpy
+
+    from gecscope.metrics.imeasure.core import IMeasureCounts
+    from gecscope.metrics.imeasure.search import _combine_numpy, _combine_python
+
+    rng = random.Random(7 + big)
+    for _ in range(30):
+        tables = []
+        for _r in range(rng.randint(2, 5)):
+            n_err = rng.randint(1, 2)
+            table = {}
+            for w in sorted({tuple(rng.randint(0, 2) for _ in range(n_err))
+                             for _ in range(rng.randint(1, 6))}):
+                scale = 1 << 20 if big else 3
+                c = IMeasureCounts(*(rng.randint(0, scale) for _ in range(7)))
+                key = (c, rng.random() < 0.3)
+                table.setdefault(key, (w, tuple(rng.choice("ab") for _ in range(2))))
+            tables.append(table)
+        assert _combine_numpy(numpy, tables) == _combine_python(tables)

@@ -133,18 +133,27 @@ def _batch(np: Any, s: list[str], h: list[str], refs: list[list[str]]
 
 def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]]
               ) -> list[tuple[IMeasureCounts, int]]:
+    """All references in one compiled call, in sorted order so that each reuses the table
+    slabs of the reference prefix it shares with the one before (:func:`_kernel_shared`)."""
     vocab: dict[str, int] = {}
 
-    def ids(tokens: Sequence[str]) -> Any:
-        return np.array([vocab.setdefault(t, len(vocab)) for t in tokens], dtype=np.int64)
+    def ids(tokens: Sequence[str]) -> list[int]:
+        return [vocab.setdefault(t, len(vocab)) for t in tokens]
 
-    S, H = ids(s), ids(h)
-    out = np.zeros(7, dtype=np.int64)
-    res = []
-    for r in refs:
-        cost = int(_kernel(S, H, ids(r), out))
-        res.append((IMeasureCounts(*(int(v) for v in out)), cost))
-    return res
+    S = np.array(ids(s), dtype=np.int64)
+    H = np.array(ids(h), dtype=np.int64)
+    rids = [ids(r) for r in refs]
+    offs = np.zeros(len(rids) + 1, dtype=np.int64)
+    for b, r in enumerate(rids):
+        offs[b + 1] = offs[b] + len(r)
+    flat = np.array([t for r in rids for t in r], dtype=np.int64)
+    order = np.array(sorted(range(len(rids)), key=rids.__getitem__), dtype=np.int64)
+    counts = np.zeros((len(rids), 7), dtype=np.int64)
+    costs = np.zeros(len(rids), dtype=np.int64)
+    if len(rids):
+        _kernel_shared(S, H, flat, offs, order, counts, costs)
+    return [(IMeasureCounts(*(int(v) for v in row)), int(c))
+            for row, c in zip(counts.tolist(), costs.tolist(), strict=True)]
 
 
 @jit
@@ -159,105 +168,136 @@ def pair_cost(a: int, b: int) -> int:
 
 
 @jit
-def _kernel(S: Any, H: Any, R: Any, out: Any) -> int:
+def _kernel_shared(S: Any, H: Any, flat: Any, offs: Any, order: Any, counts: Any, costs: Any
+                   ) -> None:
     """The three-way table, the tool's backtrace and the column counts of ``count_columns``
-    (``out``: tp_d, tp_c, tn, fp_d, fn_d, tn_b, fn_b); returns the optimal cost.
+    (tp_d, tp_c, tn, fp_d, fn_d, tn_b, fn_b) for many references: reference ``b`` is
+    ``flat[offs[b]:offs[b+1]]``; its counts go to ``counts[b]``, its optimal cost to
+    ``costs[b]``. The faces need no special case: the general recurrence restricted to a face
+    gives the pairwise table plus 2 per token, which is how the tool fills them.
 
-    The faces need no special case: the general recurrence restricted to a face gives the
-    pairwise table plus 2 per token, which is how the tool fills them."""
+    The table is stored slab by slab along the reference (slab ``k`` holds every cell with
+    ``k`` reference tokens consumed), and a slab depends only on the reference's first ``k``
+    tokens. References are visited in ``order`` (sorted), so each one recomputes only the
+    slabs beyond the prefix it shares with the previous one; the cells, and therefore the
+    backtrace with its tie order, are those of the one-reference table."""
     n1 = len(S)
     n2 = len(H)
-    n3 = len(R)
     A = n2 + 1
-    B = n3 + 1
-    D = np.empty((n1 + 1) * A * B, dtype=np.int64)
-    for i in range(n1 + 1):
+    P = (n1 + 1) * A
+    n_max = 0
+    for b in range(len(offs) - 1):
+        n_max = max(n_max, offs[b + 1] - offs[b])
+    D = np.empty((n_max + 1) * P, dtype=np.int64)
+    for i in range(n1 + 1):  # slab 0: no reference token consumed
         for j in range(n2 + 1):
-            for k in range(n3 + 1):
-                idx = (i * A + j) * B + k
-                if i == 0 and j == 0 and k == 0:
-                    D[idx] = 0
-                    continue
-                best = 1 << 40
-                if i and j and k:
-                    v = D[idx - A * B - B - 1] + pair_cost(S[i - 1], H[j - 1]) + pair_cost(S[i - 1], R[k - 1]) \
-                        + pair_cost(H[j - 1], R[k - 1])
-                    best = min(best, v)
-                if i and j:
-                    v = D[idx - A * B - B] + pair_cost(S[i - 1], H[j - 1]) + 4
-                    best = min(best, v)
-                if i and k:
-                    v = D[idx - A * B - 1] + pair_cost(S[i - 1], R[k - 1]) + 4
-                    best = min(best, v)
-                if j and k:
-                    v = D[idx - B - 1] + pair_cost(H[j - 1], R[k - 1]) + 4
-                    best = min(best, v)
-                if i:
-                    v = D[idx - A * B] + 4
-                    best = min(best, v)
-                if j:
-                    v = D[idx - B] + 4
-                    best = min(best, v)
-                if k:
-                    v = D[idx - 1] + 4
-                    best = min(best, v)
-                D[idx] = best
-    for q in range(7):
-        out[q] = 0
-    i, j, k = n1, n2, n3
-    while i or j or k:
-        idx = (i * A + j) * B + k
-        cur = D[idx]
-        s = S[i - 1] if i else -1
-        h = H[j - 1] if j else -1
-        r = R[k - 1] if k else -1
-        if i and j and k and cur == D[idx - A * B - B - 1] + pair_cost(s, h) + pair_cost(s, r) + pair_cost(h, r):
-            i -= 1
-            j -= 1
-            k -= 1
-        elif i and j and cur == D[idx - A * B - B] + pair_cost(s, h) + 4:
-            r = -1
-            i -= 1
-            j -= 1
-        elif i and k and cur == D[idx - A * B - 1] + pair_cost(s, r) + 4:
-            h = -1
-            i -= 1
-            k -= 1
-        elif j and k and cur == D[idx - B - 1] + pair_cost(h, r) + 4:
-            s = -1
-            j -= 1
-            k -= 1
-        elif i and cur == D[idx - A * B] + 4:
-            h = -1
-            r = -1
-            i -= 1
-        elif j and cur == D[idx - B] + 4:
-            s = -1
-            r = -1
-            j -= 1
-        else:
-            s = -1
-            h = -1
-            k -= 1
-        # count_columns (gaps are -1, equal to each other)
-        if s == r:
-            out[5] += 1
-        else:
-            out[6] += 1
-        if s == h:
-            if h == r:
-                out[2] += 1
-            elif s == r:  # unreachable, as in count_columns
-                out[3] += 1
+            idx = i * A + j
+            if i == 0 and j == 0:
+                D[idx] = 0
+                continue
+            best = 1 << 40
+            if i and j:
+                best = min(best, D[idx - A - 1] + pair_cost(S[i - 1], H[j - 1]) + 4)
+            if i:
+                best = min(best, D[idx - A] + 4)
+            if j:
+                best = min(best, D[idx - 1] + 4)
+            D[idx] = best
+    prev = -1
+    for q in range(len(order)):
+        b = order[q]
+        a0 = offs[b]
+        n3 = offs[b + 1] - a0
+        shared = 0
+        if prev >= 0:
+            pa = offs[prev]
+            plen = offs[prev + 1] - pa
+            while shared < n3 and shared < plen and flat[a0 + shared] == flat[pa + shared]:
+                shared += 1
+        prev = b
+        for k in range(shared + 1, n3 + 1):
+            t = flat[a0 + k - 1]
+            base = k * P
+            for i in range(n1 + 1):
+                for j in range(n2 + 1):
+                    idx = base + i * A + j
+                    best = D[idx - P] + 4
+                    if i and j:
+                        v = D[idx - P - A - 1] + pair_cost(S[i - 1], H[j - 1]) \
+                            + pair_cost(S[i - 1], t) + pair_cost(H[j - 1], t)
+                        best = min(best, v)
+                        v = D[idx - A - 1] + pair_cost(S[i - 1], H[j - 1]) + 4
+                        best = min(best, v)
+                    if i:
+                        v = D[idx - P - A] + pair_cost(S[i - 1], t) + 4
+                        best = min(best, v)
+                    if j:
+                        v = D[idx - P - 1] + pair_cost(H[j - 1], t) + 4
+                        best = min(best, v)
+                    if i:
+                        v = D[idx - A] + 4
+                        best = min(best, v)
+                    if j:
+                        v = D[idx - 1] + 4
+                        best = min(best, v)
+                    D[idx] = best
+        # the tool's backtrace: diagonal first, then (s,h), (s,r), (h,r), s, h, r
+        for x in range(7):
+            counts[b, x] = 0
+        i, j, k = n1, n2, n3
+        while i or j or k:
+            idx = k * P + i * A + j
+            cur = D[idx]
+            s = S[i - 1] if i else -1
+            h = H[j - 1] if j else -1
+            r = flat[a0 + k - 1] if k else -1
+            if i and j and k and cur == D[idx - P - A - 1] + pair_cost(s, h) + pair_cost(s, r) \
+                    + pair_cost(h, r):
+                i -= 1
+                j -= 1
+                k -= 1
+            elif i and j and cur == D[idx - A - 1] + pair_cost(s, h) + 4:
+                r = -1
+                i -= 1
+                j -= 1
+            elif i and k and cur == D[idx - P - A] + pair_cost(s, r) + 4:
+                h = -1
+                i -= 1
+                k -= 1
+            elif j and k and cur == D[idx - P - 1] + pair_cost(h, r) + 4:
+                s = -1
+                j -= 1
+                k -= 1
+            elif i and cur == D[idx - A] + 4:
+                h = -1
+                r = -1
+                i -= 1
+            elif j and cur == D[idx - 1] + 4:
+                s = -1
+                r = -1
+                j -= 1
             else:
-                out[4] += 1
-        elif s == r:
-            out[3] += 1
-        else:
-            out[0] += 1
-            if h == r:
-                out[1] += 1
-    return D[(n1 * A + n2) * B + n3]
+                s = -1
+                h = -1
+                k -= 1
+            if s == r:
+                counts[b, 5] += 1
+            else:
+                counts[b, 6] += 1
+            if s == h:
+                if h == r:
+                    counts[b, 2] += 1
+                elif s == r:  # unreachable, as in count_columns
+                    counts[b, 3] += 1
+                else:
+                    counts[b, 4] += 1
+            elif s == r:
+                counts[b, 3] += 1
+            else:
+                counts[b, 0] += 1
+                if h == r:
+                    counts[b, 1] += 1
+        costs[b] = D[n3 * P + n1 * A + n2]
 
 
 @jit

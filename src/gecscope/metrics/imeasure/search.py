@@ -356,12 +356,50 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
-    # Dynamic programme over regions: state (sum of counts, all pieces are source) -> first
-    # witness and its pieces (a chain (earlier, piece)). Counts are packed into one integer
-    # (fields never go negative, so packed sums are field-wise sums): this loop visits every
-    # pair of a state and a region outcome and dominates the search's time.
+    found: dict[IMeasureCounts, Option] = {}
+    for c, all_src, w, parts in combine_regions(region_tables):
+        if all_src and not same_sh:
+            c = count_columns(align(src, hyp, src))
+            if baseline == "separate":
+                c = c.with_baseline(n, 0)
+        if c not in found:
+            found[c] = Option(c, w, parts)
+    return sorted(found.values(), key=lambda o: o.witness)
+
+
+Outcome = tuple[IMeasureCounts, bool, Witness, tuple[Tokens, ...]]
+
+
+def combine_regions(tables: Sequence[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]]]
+                    ) -> list[Outcome]:
+    """Every distinct ``(sum of counts, all pieces are the source)`` over one outcome per
+    region, with its first witness (the concatenated local witnesses, compared
+    lexicographically) and its pieces, in witness order: a dynamic programme over regions.
+
+    With numpy the states are arrays: kept in witness order, the combinations of a state with
+    a region's outcomes (in local witness order) are in witness order too, so the first
+    occurrence of a key is its first witness; without numpy, the same with dicts.
+    """
+    numpy = _numpy_or_none()
+    if numpy is not None and len(tables) > 1:
+        return _combine_numpy(numpy, tables)
+    return _combine_python(tables)
+
+
+def _numpy_or_none() -> Any:
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - numpy comes with most extras
+        return None
+    return numpy
+
+
+def _combine_python(tables: Sequence[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]]]
+                    ) -> list[Outcome]:
+    # state (packed sum of counts, all pieces are source) -> first witness and its pieces (a
+    # chain (earlier, piece)); packed sums are field-wise sums (fields never go negative)
     states: dict[tuple[int, bool], tuple[Witness, Any]] = {(0, True): ((), None)}
-    for table in region_tables:
+    for table in tables:
         packed = [(_pack(c1), f1, w1, p1) for (c1, f1), (w1, p1) in table.items()]
         nxt: dict[tuple[int, bool], tuple[Witness, Any]] = {}
         get = nxt.get
@@ -373,21 +411,75 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
                 if old is None or w < old[0]:
                     nxt[key] = (w, (p0, p1))
         states = nxt
-    found: dict[IMeasureCounts, Option] = {}
-    ordered = sorted(states.items(), key=lambda kv: kv[1][0])
-    for (packed_c, all_src), (w, chain) in ordered:
-        c = _unpack(packed_c)
-        if all_src and not same_sh:
-            c = count_columns(align(src, hyp, src))
-            if baseline == "separate":
-                c = c.with_baseline(n, 0)
-        if c not in found:
-            parts: list[Tokens] = []
-            while chain is not None:
-                chain, piece = chain
-                parts.append(piece)
-            found[c] = Option(c, w, tuple(reversed(parts)))
-    return sorted(found.values(), key=lambda o: o.witness)
+    out: list[Outcome] = []
+    for (packed_c, all_src), (w, chain) in sorted(states.items(), key=lambda kv: kv[1][0]):
+        parts: list[Tokens] = []
+        while chain is not None:
+            chain, piece = chain
+            parts.append(piece)
+        out.append((_unpack(packed_c), all_src, w, tuple(reversed(parts))))
+    return out
+
+
+def _combine_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
+                                                   tuple[Witness, Tokens]]]) -> list[Outcome]:
+    # Each region's witnesses have the same length (one index per error of the region), so
+    # comparing concatenations is comparing region by region.
+    levels = []
+    for table in tables:
+        items = sorted(table.items(), key=lambda kv: kv[1][0])
+        rows = np.array([(*c.as_tuple(), int(f)) for (c, f), _ in items], dtype=np.int64)
+        levels.append((rows, [v for _, v in items]))
+    # A state is one integer when the fields' largest sums fit in 62 bits (the flag in the
+    # lowest bit, a field's sum never exceeds the sum of its regions' maxima), else a row.
+    widths = [int(sum(int(rows[:, f].max()) for rows, _ in levels)).bit_length()
+              for f in range(7)]
+    if sum(widths) <= 62:
+        shift = np.zeros(8, dtype=np.int64)
+        for f in range(7):
+            shift[f] = 1 + sum(widths[:f])
+        levels = [((rows[:, :7] << shift[:7]).sum(axis=1) | rows[:, 7], vals)
+                  for rows, vals in levels]
+        keys = np.ones(1, dtype=np.int64)
+    else:
+        keys = np.zeros((1, 8), dtype=np.int64)
+        keys[0, 7] = 1
+        shift = None
+    links = []  # per region: (state it extends, outcome of the region) of each new state
+    for rows, _ in levels:
+        m = len(rows)
+        if shift is not None:
+            # the counts add, the flags (lowest bit) AND
+            comb = (keys & ~1)[:, None] + (rows & ~1)[None, :]
+            comb |= keys[:, None] & rows[None, :] & 1
+            comb = comb.reshape(-1)
+            _, first = np.unique(comb, return_index=True)
+        else:
+            comb = keys[:, None, :] + rows[None, :, :]
+            comb[:, :, 7] = keys[:, None, 7] & rows[None, :, 7]
+            comb = comb.reshape(-1, 8)
+            _, first = np.unique(comb, axis=0, return_index=True)
+        first.sort()  # back to witness order
+        keys = comb[first]
+        links.append((first // m, first % m))
+    if shift is not None:
+        keys = np.column_stack([(keys >> shift[f]) & ((1 << widths[f]) - 1) for f in range(7)]
+                               + [keys & 1])
+    # walk the links back to each final state's outcome in every region
+    n_final = len(keys)
+    choice = np.empty((len(levels), n_final), dtype=np.int64)
+    at = np.arange(n_final)
+    for r in range(len(levels) - 1, -1, -1):
+        parent, outcome = links[r]
+        choice[r] = outcome[at]
+        at = parent[at]
+    values = [lv for _, lv in levels]
+    out: list[Outcome] = []
+    for f, row in enumerate(keys.tolist()):
+        picks = [values[r][o] for r, o in enumerate(choice[:, f].tolist())]
+        out.append((IMeasureCounts(*row[:7]), bool(row[7]),
+                    tuple(x for w, _ in picks for x in w), tuple(p for _, p in picks)))
+    return out
 
 
 _BITS = 32
