@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from gecscope._optional import require
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, GecscopeError
 
 
 def connect(address: str | None, actors: int) -> tuple[Any, int]:
@@ -135,3 +135,205 @@ def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
     ref = ray.put(data)
     pool = [cls.remote(ref, list(metrics), list(hyps)) for _ in range(min(actors, len(tasks)))]
     yield from _ordered(ray, pool, "score", tasks, 2 * actors)
+
+
+# --------------------------------------------------------------------------- sharded corpora
+# A corpus already cut into shard files (as large corpora usually are, often on object
+# storage) is annotated with Ray Data: one row per shard, mapped by a pool of stateful actors
+# (each loads spaCy once) that read their shard's files and write its M2 themselves, through
+# any file system pyarrow supports (local paths, file://, s3://, gs://, hdfs://, ...). The
+# driver handles file names only, so it needs neither the data nor the bandwidth.
+
+
+def _filesystem(uri: str) -> tuple[Any, str]:
+    """The pyarrow file system of ``uri`` and the path on it (a plain path is local)."""
+    import os
+
+    pafs = require("pyarrow.fs", "ray", "sharded annotation on Ray")
+    if "://" not in uri:
+        return pafs.LocalFileSystem(), os.path.abspath(uri)
+    try:
+        return pafs.FileSystem.from_uri(uri)
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"{uri}: not a file system Ray can use ({exc})") from None
+
+
+def _uri(template: str, path: str) -> str:
+    """``path`` on the file system of ``template``, written the way ``template`` is."""
+    if "://" not in template:
+        return path
+    scheme = template.split("://", 1)[0]
+    return f"{scheme}://{path}" if scheme != "file" else f"file://{path}"
+
+
+def expand_shards(pattern: str) -> list[str]:
+    """The files matching ``pattern`` (wildcards in its last component), sorted by name; a
+    pattern without wildcards is one file."""
+    import fnmatch
+    import glob
+    import posixpath
+
+    import pyarrow.fs as pafs
+
+    fs, path = _filesystem(pattern)
+    if not glob.has_magic(path):
+        return [pattern]
+    folder, name = posixpath.split(path)
+    if glob.has_magic(folder):
+        raise ConfigError(f"{pattern}: wildcards are allowed in the file name only")
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(folder))
+    except (FileNotFoundError, OSError) as exc:
+        raise ConfigError(f"{pattern}: cannot list {folder} ({exc})") from None
+    return sorted(_uri(pattern, i.path) for i in infos
+                  if i.type == pafs.FileType.File
+                  and fnmatch.fnmatchcase(posixpath.basename(i.path), name))
+
+
+def plan_shards(source: str, corrections: Sequence[str], output: str) -> list[dict[str, str]]:
+    """One row per source shard: its file, its correction files (the k-th match of every
+    ``corrections`` pattern, in name order) and the M2 file it goes to in the folder
+    ``output`` (named after the source shard)."""
+    import json
+    import posixpath
+
+    sources = expand_shards(source)
+    if not sources:
+        raise ConfigError(f"no file matches {source}")
+    cors = [expand_shards(c) for c in corrections]
+    for pattern, files in zip(corrections, cors, strict=True):
+        if len(files) != len(sources):
+            raise ConfigError(f"{pattern} matches {len(files)} file(s) but {source} matches "
+                              f"{len(sources)}: give one correction shard per source shard")
+    rows, names = [], set()
+    for k, src in enumerate(sources):
+        stem = posixpath.basename(_filesystem(src)[1]).rsplit(".", 1)[0]
+        if stem in names:
+            raise ConfigError(f"two source shards are named {stem}: their M2 would clash")
+        names.add(stem)
+        rows.append({"source": src, "corrections": json.dumps([c[k] for c in cors]),
+                     "output": posixpath.join(output, f"{stem}.m2")})
+    return rows
+
+
+class RemoteInputError(GecscopeError):
+    """An error an actor met in a shard, re-raised by the driver with its exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _ShardAnnotator:
+    """A Ray Data actor: annotates whole shard files and writes their M2 (atomically: a
+    temporary name, then a rename), so a shard's output exists only once it is complete."""
+
+    def __init__(self, lev: bool, merge: str, resume: bool) -> None:
+        from gecscope.alignment.errant import ErrantAnnotator
+
+        self.annotator = ErrantAnnotator(lev=lev, merge=merge)
+        self.resume = resume
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {"output": [], "sentences": [], "kept": [], "error": [],
+                                     "code": []}
+        for src, cors, dest in zip(batch["source"], batch["corrections"], batch["output"],
+                                   strict=True):
+            n, kept, error, code = 0, False, "", 0
+            try:
+                n, kept = self._one(str(src), str(cors), str(dest))
+            except GecscopeError as exc:
+                error, code = str(exc), exc.exit_code
+            except OSError as exc:
+                error, code = f"{dest}: {exc}", 73
+            for key, value in zip(out, (str(dest), n, kept, error, code), strict=True):
+                out[key].append(value)
+        return out
+
+    def _read(self, uri: str) -> list[tuple[str, ...]]:
+        from gecscope.errors import FormatError
+        from gecscope.formats.base import decode_text, split_lines
+
+        fs, path = _filesystem(uri)
+        try:
+            with fs.open_input_stream(path) as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise FormatError("file not found", uri) from None
+        return [tuple(line.split()) for line in split_lines(decode_text(data, uri))]
+
+    def _one(self, src: str, cors: str, dest: str) -> tuple[int, bool]:
+        import json
+        import uuid
+
+        import pyarrow.fs as pafs
+
+        from gecscope.errors import LengthMismatchError
+        from gecscope.formats.m2 import format_sentence
+
+        fs, path = _filesystem(dest)
+        if self.resume and fs.get_file_info(path).type == pafs.FileType.File:
+            return 0, True
+        sources = self._read(src)
+        corrections = []
+        for cor in json.loads(cors):
+            lines = self._read(cor)
+            if len(lines) != len(sources):
+                raise LengthMismatchError(len(sources), len(lines), cor, "lines", src)
+            corrections.append(lines)
+        corpus = self.annotator.annotate_corpus(sources, corrections)
+        text = "".join(format_sentence(s) for s in corpus).encode("utf-8")
+        tmp = f"{path}.tmp-{uuid.uuid4().hex}"
+        try:
+            with fs.open_output_stream(tmp) as fh:
+                fh.write(text)
+            fs.move(tmp, path)
+        except BaseException:
+            try:
+                fs.delete_file(tmp)
+            except OSError:
+                pass
+            raise
+        return len(sources), False
+
+
+def annotate_shards(rows: Sequence[dict[str, str]], output: str, *, actors: int,
+                    address: str | None = None,
+                    lev: bool = False, merge: str = "rules", resume: bool = False,
+                    progress: Any = None) -> tuple[int, int]:
+    """Annotate every shard of :func:`plan_shards` on a Ray Data actor pool; returns
+    (sentences annotated, shards kept from an earlier run with ``resume``); ``progress`` is
+    called once per shard. Every shard is attempted; the first error met is raised afterwards (the finished shards stay written)."""
+    import logging
+
+    _, actors = connect(address, actors)
+    rd = require("ray.data", "ray", "sharded annotation on Ray")
+
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    ctx = rd.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.execution_options.preserve_order = True
+    fs, folder = _filesystem(output)
+    try:
+        fs.create_dir(folder, recursive=True)
+    except OSError as exc:
+        from gecscope.errors import OutputError
+
+        raise OutputError(f"cannot create the output folder ({exc})", output) from None
+    ds = rd.from_items(list(rows), override_num_blocks=len(rows))
+    results = ds.map_batches(_ShardAnnotator, fn_constructor_args=(lev, merge, resume),
+                             batch_size=1, num_cpus=1, batch_format="numpy",
+                             compute=rd.ActorPoolStrategy(size=max(1, min(actors, len(rows)))))
+    sentences = kept = 0
+    first: RemoteInputError | None = None
+    for row in results.iter_rows():
+        if progress is not None:
+            progress(1)
+        if row["error"]:
+            first = first or RemoteInputError(str(row["error"]), int(row["code"]))
+            continue
+        kept += bool(row["kept"])
+        sentences += int(row["sentences"])
+    if first is not None:
+        raise first
+    return sentences, kept

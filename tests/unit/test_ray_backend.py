@@ -74,3 +74,56 @@ def test_evaluate_on_ray_equals_one_process(cluster: None) -> None:
     for a, b in zip(local, remote, strict=True):
         assert a.score == b.score and a.stats == b.stats, (a.metric, a.system)
     assert {r.metric: r.score.value for r in remote if r.system == "careful"}["m2"] > 0.5
+
+
+def _shards(folder: Path, size: int) -> None:
+    """The demo's source and two corrections cut into shard files of ``size`` lines."""
+    for name in ("source", "careful", "rewriter"):
+        lines = (DEMO / f"{name}.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+        for k in range(0, len(lines), size):
+            (folder / f"{name}-{k // size:02d}.txt").write_text("".join(lines[k:k + size]),
+                                                                encoding="utf-8")
+
+
+def test_sharded_files_on_ray_data(cluster: None, tmp_path: Path, capsys) -> None:
+    """Shard files read and written by Ray Data actors (a file:// URI for the output) are the
+    whole corpus's M2 cut at the same lines; a shard with a wrong line count fails naming its
+    file while the others are written, and --resume then annotates only what is missing."""
+    whole = tmp_path / "whole.m2"
+    assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
+                 str(DEMO / "rewriter.txt"), "--output", str(whole), "-q", "--jobs", "1"]) == 0
+    _shards(tmp_path, 5)
+    out = tmp_path / "out"
+    argv = ["annotate", "--backend", "ray", "--jobs", "2", "--sharded",
+            "-s", str(tmp_path / "source-*.txt"), "-c", str(tmp_path / "careful-*.txt"),
+            str(tmp_path / "rewriter-*.txt"), "--output", f"file://{out}"]
+    assert main(argv) == 0
+    parts = sorted(out.iterdir())
+    assert [p.name for p in parts] == ["source-00.m2", "source-01.m2", "source-02.m2"]
+    assert b"".join(p.read_bytes() for p in parts) == whole.read_bytes()
+    capsys.readouterr()
+
+    (out / "source-01.m2").unlink()
+    good = (tmp_path / "careful-01.txt").read_text(encoding="utf-8")
+    (tmp_path / "careful-01.txt").write_text(good + "one line too many\n", encoding="utf-8")
+    assert main([*argv, "--resume"]) == 65
+    err = capsys.readouterr().err
+    assert "careful-01.txt: has 6 lines but 5 were expected" in err
+    assert sorted(p.name for p in out.iterdir()) == ["source-00.m2", "source-02.m2"]
+
+    (tmp_path / "careful-01.txt").write_text(good, encoding="utf-8")
+    assert main([*argv, "--resume"]) == 0
+    assert "2 shard(s) kept from an earlier run" in capsys.readouterr().err
+    assert b"".join(p.read_bytes() for p in sorted(out.iterdir())) == whole.read_bytes()
+
+
+def test_sharded_patterns_must_pair_up(tmp_path: Path, capsys) -> None:
+    _shards(tmp_path, 5)
+    (tmp_path / "careful-02.txt").unlink()
+    assert main(["annotate", "--backend", "ray", "--sharded", "-s", str(tmp_path / "source-*"),
+                 "-c", str(tmp_path / "careful-*"), "--output", str(tmp_path / "out")]) == 64
+    assert "matches 2 file(s) but" in capsys.readouterr().err
+    assert main(["annotate", "--sharded", "-s", str(tmp_path / "source-*"),
+                 "-c", str(tmp_path / "careful-*"), "--output", str(tmp_path / "out")]) == 64
+    assert "--sharded needs --backend ray" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

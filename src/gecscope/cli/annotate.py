@@ -64,6 +64,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--shard-size", type=int, default=None, metavar="N",
                    help="sentences read, annotated and written at a time (default 10,000); "
                         "memory depends on this, not on the corpus size")
+    p.add_argument("--sharded", action="store_true",
+                   help="--backend ray: -s and -c are shard-file patterns (wildcards in the "
+                        "file name; local paths or any file system Ray supports, e.g. "
+                        "s3://bucket/src-*.txt), the k-th correction shard of each pattern "
+                        "pairs with the k-th source shard (name order); --output is a folder "
+                        "that receives one M2 per source shard, named after it. The actors "
+                        "read and write the shards themselves (Ray Data); with --resume the "
+                        "shards whose M2 exists are skipped")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(func=run)
 
@@ -80,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.source or not args.cor:
         raise ConfigError("give the source (-s) and the corrected file(s) (-c), or a gold M2 "
                           "to re-annotate (--retype)")
+    if args.sharded:
+        return _sharded(args, t0)
     if args.extractor == "levenshtein":
         from gecscope.alignment.levenshtein import annotate_corpus
 
@@ -120,6 +130,33 @@ def run(args: argparse.Namespace) -> int:
         again = f", {reused} shard(s) reused" if reused else ""
         print(f"wrote {args.output}: {n} sentences, {len(args.cor)} annotator(s) "
               f"in {time.perf_counter() - t0:.1f}s{again}", file=sys.stderr)
+    return 0
+
+
+def _sharded(args: argparse.Namespace, t0: float) -> int:
+    """``--sharded``: shard files annotated where they are, on Ray Data (issue #17)."""
+    from gecscope import ray_backend
+    from gecscope.cli._common import Progress
+
+    if args.backend != "ray" or args.extractor != "errant" or args.shard_size:
+        raise ConfigError("--sharded needs --backend ray and the ERRANT extractor (shards are "
+                          "the files themselves: no --shard-size)")
+    output = str(args.output)
+    if output == "-":
+        raise ConfigError("--sharded writes a folder of M2 files: give --output a folder")
+    rows = ray_backend.plan_shards(args.source, args.cor, output)
+    progress = Progress(len(rows), "annotating", args.quiet, unit="shards")
+    try:
+        n, kept = ray_backend.annotate_shards(rows, output, actors=args.jobs,
+                                              address=args.address, lev=args.lev,
+                                              merge=args.merge, resume=args.resume,
+                                              progress=progress)
+    finally:
+        progress.close()
+    if not args.quiet:
+        again = f", {kept} shard(s) kept from an earlier run" if kept else ""
+        print(f"wrote {len(rows)} M2 shard(s) to {output}: {n} sentences, {len(args.cor)} "
+              f"annotator(s) in {time.perf_counter() - t0:.1f}s{again}", file=sys.stderr)
     return 0
 
 

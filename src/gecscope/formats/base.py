@@ -61,7 +61,13 @@ def _not_utf8(byte: int, where: str = "") -> str:
 def read_text(path: PathLike, *, allow_empty: bool = False) -> str:
     """Read a whole file as UTF-8 (a leading BOM is dropped), normalising line ends to ``\\n``."""
     p = Path(path)
-    data = read_bytes(p)
+    return decode_text(read_bytes(p), p, allow_empty=allow_empty)
+
+
+def decode_text(data: bytes, path: PathLike, *, allow_empty: bool = False) -> str:
+    """Bytes read from ``path`` (a local file or any other source) as text, with the checks and
+    line-end handling of :func:`read_text`."""
+    p = Path(path) if "://" not in os.fspath(path) else path
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     nul = data.find(b"\x00")
