@@ -25,7 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gecscope.errors import ConfigError, GecscopeError
+from gecscope.errors import ConfigError
+from gecscope.llm_client import LLMResponseError  # noqa: F401 - one error type for all LLM clients
 from gecscope.types import Tokens
 
 # --------------------------------------------------------------------------- length weighting
@@ -223,12 +224,6 @@ LLM_PROMPT = (
 EMPTY_SIDE = "\u03b5"  # the paper writes an empty side of an edit as epsilon
 
 
-class LLMResponseError(GecscopeError):
-    """The LLM endpoint failed or answered without a rating from 1 to 5."""
-
-    exit_code = 69
-
-
 def format_edit(src: Tokens, tgt: Tokens) -> str:
     """``were → have``; an empty side is written as epsilon, as in the paper's figures."""
     return f"{' '.join(src) or EMPTY_SIDE} \u2192 {' '.join(tgt) or EMPTY_SIDE}"
@@ -245,61 +240,51 @@ class LLMWeigher:
 
     ``url`` is the API base (``http://127.0.0.1:8080/v1``) or the full chat-completions URL.
     An API key, when needed, is read from the environment variable named by ``api_key_env``.
-    Ratings are cached per (sentence, edit), so repeated edits cost one request.
+    Requests go through :class:`gecscope.llm_client.ChatClient` (the LLM judges' client: one
+    deadline per request, bounded retries, an answer without a rating asked again up to
+    ``retries`` times). Ratings are cached per (sentence, edit), so repeated edits cost one
+    request.
     """
 
     def __init__(self, url: str, model: str = "", temperature: float = 0.1, timeout: float = 60.0,
                  api_key_env: str = "OPENAI_API_KEY", retries: int = 1) -> None:
+        from gecscope.llm_client import ChatClient
+
         if not url:
             raise ConfigError("LLM weighting needs the endpoint: --option llm_url=http://HOST:PORT/v1")
-        self.url = url if url.rstrip("/").endswith("/chat/completions") else (
-            url.rstrip("/") + "/chat/completions")
+        self.client = ChatClient(url, api_key_env=api_key_env, timeout=timeout,
+                                 max_retries=retries, url_option="llm_url")
+        self.url = self.client.url
         self.model = model
         self.temperature = temperature
-        self.timeout = timeout
-        self.api_key = os.environ.get(api_key_env, "") if api_key_env else ""
-        self.retries = retries
         self._cache: dict[tuple[str, str], int] = {}
-        self.requests = 0
+
+    @property
+    def requests(self) -> int:
+        """Requests sent so far (retries included)."""
+        return self.client.requests
 
     def prompt(self, sentence: Tokens, edit: str) -> str:
         return LLM_PROMPT.format(sentence=" ".join(sentence), edit=edit)
 
-    def _ask(self, prompt: str) -> str:
-        body: dict[str, Any] = {"messages": [{"role": "user", "content": prompt}],
-                                "temperature": self.temperature, "max_tokens": 8}
-        if self.model:
-            body["model"] = self.model
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        self.requests += 1
-        from gecscope._http import request_json
-
-        def failure(message: str) -> LLMResponseError:
-            if "cannot connect" in message:
-                message = (f"cannot reach the LLM endpoint: {message}; start an "
-                           "OpenAI-compatible server or fix --option llm_url")
-            return LLMResponseError(message)
-
-        payload = request_json(self.url, body, headers=headers, deadline=self.timeout,
-                               error=failure)
-        try:
-            return str(payload["choices"][0]["message"]["content"])
-        except (KeyError, IndexError, TypeError):
-            raise LLMResponseError(f"LLM endpoint {self.url} answered without "
-                                   f"choices[0].message.content: {str(payload)[:200]}") from None
-
     def rate(self, sentence: Tokens, src: Tokens, tgt: Tokens) -> int:
         """Importance of the edit ``src -> tgt`` in ``sentence`` (1-5)."""
+        from gecscope.llm_client import MalformedAnswer
+
         edit = format_edit(src, tgt)
         key = (" ".join(sentence), edit)
         if key in self._cache:
             return self._cache[key]
-        answer = ""
-        for _ in range(self.retries + 1):
-            answer = self._ask(self.prompt(sentence, edit))
+        body: dict[str, Any] = {"messages": [{"role": "user", "content": self.prompt(sentence, edit)}],
+                                "temperature": self.temperature, "max_tokens": 8}
+        if self.model:
+            body["model"] = self.model
+
+        def parse(answer: str) -> int:
             rating = parse_rating(answer)
-            if rating is not None:
-                self._cache[key] = rating
-                return rating
-        raise LLMResponseError(f"LLM answered {answer[:80]!r} for edit {edit!r}; expected a "
-                               "number from 1 to 5")
+            if rating is None:
+                raise MalformedAnswer("expected a number from 1 to 5")
+            return rating
+
+        self._cache[key] = self.client.ask(body, parse, f"edit {edit!r}")
+        return self._cache[key]
