@@ -108,7 +108,9 @@ def test_table_written(shared_data: Path, tmp_path: Path, capsys: pytest.Capture
     text = out.read_text()
     assert "| charlen | -0.175 | -0.016 | -0.223 | -0.060 | -0.119 |" in text
     assert "| charlen | 0.488 | 0.552 | 0.483 | 0.594 | 0.530 |" in text
-    assert "| Sentcharlen | 0.490 | -0.020 | 0.472 | -0.055 |" in text
+    # sentence-level columns (acc/tau, SEEDA-S then SEEDA-E) next to the system-level ones
+    assert ("| Sentcharlen | 0.488 | 0.552 | 0.483 | 0.594 | 0.530 | 0.490 | -0.020 | 0.472 | "
+            "-0.055 |") in text
     assert "- `no-such-metric`: ConfigError: unknown metric" in text
     assert "wrote" in capsys.readouterr().out
 

@@ -18,6 +18,8 @@ from gecscope.cli._common import add_jobs_argument, add_output_argument, make_me
 from gecscope.errors import ConfigError
 
 TOY = "gecscope.meta_eval.examples:CharLengthMetric"
+#: gecscope.meta_eval.ranking.AGGREGATIONS, repeated so the parser needs no import of it
+AGGREGATIONS = ("default", "trueskill", "expected_wins")
 
 
 def add_parser(sub: Any) -> None:
@@ -59,13 +61,27 @@ def add_parser(sub: Any) -> None:
         s.add_argument("--systems", default=None,
                        help="SEEDA system set: base (default), +INPUT, +REF-F_GPT-3.5, all")
         s.add_argument("--json", action="store_true", help="JSON output")
-        if name in ("system", "window", "tradeoff"):
+        if name == "tradeoff":
             s.add_argument("--level", choices=["corpus", "sentence"], default="corpus",
                            help="system score = corpus score, or mean sentence score")
+        if name in ("system", "window"):
+            s.add_argument("--level", choices=["corpus", "sentence"], default=None,
+                           help="with --aggregation default: system score = corpus score "
+                                "(default), or mean sentence score")
+            s.add_argument("--aggregation", choices=list(AGGREGATIONS), default="default",
+                           help="how system scores are formed: 'default' (see --level), or "
+                                "'trueskill' / 'expected_wins' over the pairwise comparisons "
+                                "the metric's sentence scores imply (Goto et al. 2025; "
+                                "gec-metrics' rank_systems), made sentence by sentence in "
+                                "gec-metrics' system order")
+            s.add_argument("--lower-is-better", action="store_true",
+                           help="with --aggregation trueskill/expected_wins: the metric's "
+                                "sentence scores are better when lower")
         if name == "sentence":
             s.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
                            help="metric ties: disagreement (default), or SEEDA/gec-metrics' "
-                                "rule (first system of the pair, alphabetically, loses)")
+                                "rule (the pair's first system loses; first in gec-metrics' "
+                                "order: alphabetical for SEEDA, GJG15's Table 3 order)")
             s.add_argument("--lower-is-better", action="store_true",
                            help="the metric's sentence scores are better when lower")
         if name == "window":
@@ -103,9 +119,19 @@ def add_parser(sub: Any) -> None:
                    help="CoNLL-2014 system outputs (needed with --gjg15)")
     t.add_argument("--m2", metavar="FILE", help="CoNLL-2014 test M2 (official-2014.combined.m2)")
     t.add_argument("--metrics", help="comma-separated metrics (default: all installed)")
+    t.add_argument("--option", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                   help="an option of one metric of the table (repeatable), e.g. "
+                        "scribendi.model=DIR or llm_sent.base_url=URL. A metric that needs a model "
+                        "or an endpoint and is not given one is skipped, with the reason")
     t.add_argument("--systems", default="base", help="SEEDA system set (default: base)")
     t.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
-                   help="metric-tie rule of the sentence-level table")
+                   help="metric-tie rule of the sentence-level columns")
+    t.add_argument("--aggregation", default="default", metavar="LIST",
+                   help="comma-separated ways of forming system scores, one row each: "
+                        "'default' (corpus score X and mean sentence score SentX), "
+                        "'trueskill' (X+TS), 'expected_wins' (X+EW): ratings over the pairwise "
+                        "comparisons the sentence scores imply (Goto et al. 2025). "
+                        "Default: default")
     add_output_argument(t, "Markdown file to write (default: docs/meta-eval-table.md; "
                            "- = stdout)", default="docs/meta-eval-table.md")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
@@ -201,19 +227,37 @@ def _scores(args: argparse.Namespace) -> tuple[Any, Any, Any, tuple[str, ...]]:
     return bench, metric, results, systems
 
 
+def _system_scores(args: argparse.Namespace, bench: Any, results: Any,
+                   systems: tuple[str, ...]) -> tuple[dict[str, float], str]:
+    """System scores as --level/--aggregation ask, and a description of how they were made."""
+    from gecscope.meta_eval.runner import system_scores
+
+    if args.aggregation != "default" and args.level is not None:
+        raise ConfigError(f"--level applies to --aggregation default only; {args.aggregation} "
+                          "always rates the sentence scores")
+    level = args.level or "corpus"
+    scores = system_scores(results, level, args.aggregation, systems=bench.ordered(systems),
+                           higher_is_better=not args.lower_is_better)
+    if args.aggregation == "default":
+        return scores, f"{level} level"
+    name = {"trueskill": "TrueSkill", "expected_wins": "Expected Wins"}[args.aggregation]
+    return scores, f"{name} over sentence comparisons"
+
+
 def run_system(args: argparse.Namespace) -> int:
-    from gecscope.meta_eval.runner import system_correlations, system_scores
+    from gecscope.meta_eval.runner import system_correlations
     from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
-    scores = system_scores(results, args.level)
+    scores, how = _system_scores(args, bench, results, systems)
     corrs = system_correlations(bench, scores, systems)
     if args.json:
-        _print_json({"benchmark": bench.name, "metric": metric.name, "level": args.level,
+        _print_json({"benchmark": bench.name, "metric": metric.name,
+                     "level": args.level or "corpus", "aggregation": args.aggregation,
                      "systems": list(systems), "scores": scores,
                      "correlations": {k: c.as_dict() for k, c in corrs.items()}})
         return 0
-    print(f"{bench.name}: {metric.name} ({args.level} level), {len(systems)} systems")
+    print(f"{bench.name}: {metric.name} ({how}), {len(systems)} systems")
     print(render_table(["human ranking", "pearson", "spearman", "kendall"],
                        [[k, c.pearson, c.spearman, c.kendall] for k, c in corrs.items()], 6))
     print()
@@ -245,11 +289,10 @@ def run_sentence(args: argparse.Namespace) -> int:
 
 def run_window(args: argparse.Namespace) -> int:
     from gecscope.meta_eval.correlation import plot_windows, window_analysis
-    from gecscope.meta_eval.runner import system_scores
     from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
-    scores = system_scores(results, args.level)
+    scores, _ = _system_scores(args, bench, results, systems)
     keys = [args.ranking] if args.ranking else list(bench.human)
     unknown = [k for k in keys if k not in bench.human]
     if unknown:
@@ -322,6 +365,7 @@ def run_tradeoff(args: argparse.Namespace) -> int:
 
 def run_table(args: argparse.Namespace) -> int:
     from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+    from gecscope.meta_eval.ranking import check_aggregation
     from gecscope.meta_eval.runner import build_table, render_markdown
     from gecscope.registry import list_metrics
 
@@ -336,18 +380,37 @@ def run_table(args: argparse.Namespace) -> int:
         raise ConfigError("give --gjg15 DIR --submissions DIR and/or --seeda DIR")
     metrics = ([m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics
                else list_metrics())
+    aggregations = [a.strip() for a in args.aggregation.split(",") if a.strip()]
+    for a in aggregations:
+        check_aggregation(a)
+    _check_table_options(args.option, metrics)
 
     def progress(msg: str) -> None:
         if not args.quiet:
             print(f"meta-eval table: {msg}", file=sys.stderr)
 
-    result = build_table(benches, metrics, make_metric=make_metric,
-                         ties=args.ties, system_set=args.systems, progress=progress,
-                         jobs=args.jobs)
+    def factory(name: str) -> Any:
+        return make_metric(name, args.option, alone=False)
+
+    result = build_table(benches, metrics, make_metric=factory,
+                         ties=args.ties, system_set=args.systems, aggregations=aggregations,
+                         progress=progress, jobs=args.jobs)
+    tie_rule = ("a metric tie counts as a disagreement" if args.ties == "disagree" else
+                "a metric tie counts as a loss of the pair's first system (SEEDA's and "
+                "gec-metrics' rule)")
     notes = [
-        ("Generated by `gecscope meta-eval table`. γ = Pearson, ρ = Spearman. Rows named "
-        "`SentX` score a system by the mean of metric X's sentence scores; the others by X's "
-        "corpus score."),
+        ("Generated by `gecscope meta-eval table`. γ = Pearson, ρ = Spearman. A row `X` "
+         "scores a system by metric X's corpus score, `SentX` by the mean of X's sentence "
+         "scores, `X+TS` and `X+EW` by TrueSkill and Expected Wins over the pairwise "
+         "comparisons X's sentence scores imply (Goto et al. 2025, as gec-metrics' "
+         "`rank_systems`)."),
+        "",
+        ("Sentence level (acc, τ): for every ranking item and every pair of systems the judge "
+         "ranked differently, does the metric's sentence score order the pair the same way? "
+         "acc = agreements / pairs, τ = (agreements − disagreements) / pairs; "
+         f"{tie_rule}. They describe a metric's sentence scores, so they appear on the rows "
+         "built from them; `–` marks a corpus-score row (and a metric that defines no "
+         "sentence score has only that row)."),
         "",
         "GJG15: whole CoNLL-2014 test set (1,312 sentences), human scores of Grundkiewicz et "
         "al. (2015, Table 3). SEEDA: the 391 judged sentences (`outputs/subset`), human scores "
@@ -364,3 +427,43 @@ def run_table(args: argparse.Namespace) -> int:
         print(f"wrote {args.output} ({len(result.rows)} rows, "
               f"{len(result.skipped)} metrics skipped)")
     return 0
+
+
+def _check_table_options(options: list[str], metrics: list[str]) -> None:
+    """Refuse a ``--option`` of ``table`` that is not ``METRIC.KEY=VALUE`` for a listed metric
+    with that option, before hours of scoring. Metrics that cannot be resolved are not checked
+    (the table skips them with the reason)."""
+    import dataclasses
+    import importlib
+
+    from gecscope.registry import get_metric
+
+    classes: dict[str, Any] = {}
+    unresolved: set[str] = set()
+    for spec in metrics:
+        try:
+            if ":" in spec:
+                module, _, name = spec.partition(":")
+                cls = getattr(importlib.import_module(module), name)
+            else:
+                cls = get_metric(spec)
+        except Exception:  # noqa: BLE001 - reported as a skipped metric by the table
+            unresolved.add(spec)
+            continue
+        classes[getattr(cls, "name", "") or spec] = cls
+        classes.setdefault(spec, cls)
+    for pair in options:
+        key, eq, _ = pair.partition("=")
+        target, dot, field = key.partition(".")
+        if not eq or not dot or not target or not field:
+            raise ConfigError(f"--option expects METRIC.KEY=VALUE (the table has several "
+                              f"metrics), got {pair!r}")
+        if target in unresolved:
+            continue
+        if target not in classes:
+            raise ConfigError(f"--option {pair!r} is for metric {target!r}, which is not in "
+                              f"the table (metrics: {', '.join(metrics)})")
+        fields = {f.name for f in dataclasses.fields(classes[target].Config)}
+        if field not in fields:
+            raise ConfigError(f"metric {target!r} has no option {field!r}; options: "
+                              f"{', '.join(sorted(fields)) or '(none)'}")

@@ -15,6 +15,7 @@ sentence position, so reference-based metrics see exactly the sentences the syst
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,11 @@ GJG15_HUMAN: dict[str, dict[str, float]] = {
 """Published GJG15 human scores (Grundkiewicz et al. 2015, Table 3): Expected Wins and
 TrueSkill. The TrueSkill values come from randomised runs and cannot be recomputed exactly."""
 
+GJG15_TABLE3_ORDER: tuple[str, ...] = tuple(GJG15_HUMAN["EW"])
+"""GJG15's systems in the order of Table 3's Expected Wins ranking (best first). gec-metrics'
+``MetaEvalGJG`` lists its systems in this order, which decides the order of its metric-derived
+pairwise comparisons (TrueSkill aggregation, and which system "loses" a metric tie)."""
+
 CONLL14_SENTENCES = 1312
 
 
@@ -68,6 +74,9 @@ class Benchmark:
     position of that row. ``data`` holds the references (and sources) of the rows.
     ``human[key]`` are system scores (``EW``/``TS`` for GJG15, ``EW_sent``... for SEEDA) and
     ``judgments[level]`` the ranking items behind them (``levels[key]`` names the level).
+    ``order`` is the system order in which metric-derived pairwise comparisons are made
+    (:meth:`ordered`; empty = ``systems``): gec-metrics' order, so that order-dependent
+    results (TrueSkill aggregation, SEEDA's metric-tie rule) are the same as there.
     """
 
     name: str
@@ -80,6 +89,14 @@ class Benchmark:
     data: EvalData
     system_sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
     set_aliases: dict[str, str] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
+
+    def ordered(self, systems: Sequence[str]) -> tuple[str, ...]:
+        """``systems`` (each once) sorted by the benchmark's comparison :attr:`order`; systems
+        the order does not list keep their relative order after those it lists."""
+        rank = {s: i for i, s in enumerate(self.order or self.systems)}
+        names = list(dict.fromkeys(systems))
+        return tuple(sorted(names, key=lambda s: (rank.get(s, len(rank)), names.index(s))))
 
     @property
     def rows(self) -> dict[int, int]:
@@ -201,7 +218,7 @@ def load_gjg15(data_dir: PathLike, submissions_dir: PathLike,
     _check_sources(data, hyps["INPUT"], "GJG15")
     human = {k: dict(v) for k, v in GJG15_HUMAN.items()}
     return Benchmark("gjg15", GJG15_SYSTEMS, hyps, {"rank": judgments}, human,
-                     {"EW": "rank", "TS": "rank"}, sentences, data, {})
+                     {"EW": "rank", "TS": "rank"}, sentences, data, {}, order=GJG15_TABLE3_ORDER)
 
 
 def _read_system_scores(path: Path, systems: tuple[str, ...]) -> dict[str, float]:

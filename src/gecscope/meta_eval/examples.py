@@ -1,10 +1,12 @@
-"""A toy metric for testing meta-evaluation code without models or references.
+"""Toy metrics for testing meta-evaluation code without models or references.
 
 :class:`CharLengthMetric` scores a hypothesis sentence by its length in characters (tokens
 joined by single spaces) and a system by the mean over sentences. It is meaningless as a
 quality measure; gec-metrics uses the same "character length" metric to pin down its
 meta-evaluation numbers, so the figures it gives on SEEDA and GJG15 are known (see
 docs/meta-eval.md). Use it as ``--metric gecscope.meta_eval.examples:CharLengthMetric``.
+:class:`CorpusCharLengthMetric` is the same without sentence scores, as a metric that only
+defines a corpus score looks to the meta-evaluation (no sentence-level figures).
 """
 
 from __future__ import annotations
@@ -30,5 +32,15 @@ class CharLengthMetric(Metric[int]):
         return Score(self.name, value, {"chars": value, "sentences": float(len(stats))},
                      main="chars")
 
-    def sentence_values(self, stats: Sequence[int]) -> list[float]:
+    def sentence_values(self, stats: Sequence[int]) -> list[float] | None:
         return [float(x) for x in stats]
+
+
+class CorpusCharLengthMetric(CharLengthMetric):
+    """:class:`CharLengthMetric` with no sentence-level scores (corpus score only)."""
+
+    name: ClassVar[str] = "corpuscharlen"
+    description: ClassVar[str] = "mean character length, corpus score only (toy metric)"
+
+    def sentence_values(self, stats: Sequence[int]) -> list[float] | None:
+        return None

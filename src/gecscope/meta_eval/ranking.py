@@ -1,7 +1,11 @@
 """System rankings from pairwise comparisons: Expected Wins and TrueSkill.
 
 Both take the comparisons of human ranking items (:class:`~gecscope.meta_eval.judgments.Judgments`)
-or comparisons built from a metric's sentence scores (:func:`sentence_comparisons`).
+or comparisons built from a metric's sentence scores (:func:`sentence_comparisons`). The latter
+rank systems by a metric the way human rankings are made (Goto et al. 2025, "Rethinking
+Evaluation Metrics for Grammatical Error Correction: Why Use a Different Evaluation Process
+than Human?", ACL 2025; gec-metrics' ``rank_systems(..., aggregation="trueskill")``):
+:func:`aggregate_sentence_scores`.
 
 *Expected Wins* (Bojar et al. 2013; GJG15's ``EW.pl``): for every pair of systems,
 ``wins(i, j) / (wins(i, j) + wins(j, i))`` with ties ignored, averaged over i's opponents. A pair
@@ -191,9 +195,11 @@ def sentence_comparisons(sentence_scores: Mapping[str, Sequence[float]],
                          higher_is_better: bool = True) -> list[Comparison]:
     """Pairwise comparisons implied by a metric's sentence scores (equal scores tie).
 
-    For each sentence (all, or those in ``sentences``) and each pair of ``systems`` in the
-    given order. Used to rank systems with Expected Wins or TrueSkill over a metric, as
-    gec-metrics' ``rank_systems`` does.
+    Sentence by sentence (all, or those in ``sentences``), and within a sentence every pair
+    ``(systems[i], systems[j])`` with ``i < j`` in the given order (default: sorted names):
+    the order in which gec-metrics' ``rank_systems`` plays them. A pair where either score is
+    NaN is left out (gec-metrics would count it as a tie). Used to rank systems with Expected
+    Wins or TrueSkill over a metric (:func:`aggregate_sentence_scores`).
     """
     names = list(systems) if systems is not None else sorted(sentence_scores)
     if not names:
@@ -213,6 +219,49 @@ def sentence_comparisons(sentence_scores: Mapping[str, Sequence[float]],
                     continue
                 out.append(Comparison(a, names[j], WIN if d > 0 else LOSS if d < 0 else TIE, k))
     return out
+
+
+AGGREGATIONS = ("default", "trueskill", "expected_wins")
+"""How a metric's system scores are formed: ``default`` (its corpus score, or the mean of its
+sentence scores), or a rating over the pairwise comparisons implied by its sentence scores
+(``trueskill``, ``expected_wins``; Goto et al. 2025, gec-metrics' ``rank_systems``)."""
+
+
+def check_aggregation(aggregation: str) -> str:
+    """``aggregation`` if it is one of :data:`AGGREGATIONS`, else a ConfigError."""
+    if aggregation not in AGGREGATIONS:
+        raise ConfigError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, "
+                          f"got {aggregation!r}")
+    return aggregation
+
+
+def aggregate_sentence_scores(sentence_scores: Mapping[str, Sequence[float]],
+                              systems: Sequence[str] | None = None,
+                              aggregation: str = "trueskill", *,
+                              params: TrueSkillParams | None = None,
+                              higher_is_better: bool = True) -> dict[str, float]:
+    """System scores from sentence scores by rating the systems like human judges' rankings.
+
+    Every sentence compares every pair of ``systems`` (:func:`sentence_comparisons`: higher
+    score wins, equal scores draw), and the comparisons are rated with TrueSkill (played once,
+    sentence by sentence and pair by pair in the order of ``systems``; ``params`` default to
+    gec-metrics': mu 0, sigma 0.5, beta 0.25, tau 0, draw probability 0.25) or with Expected
+    Wins. This is the aggregation of Goto et al. (2025), ``rank_systems(...,
+    aggregation="trueskill")`` in gec-metrics. TrueSkill depends on the order: give
+    ``systems`` in the order gec-metrics lists them to reproduce its numbers.
+    """
+    check_aggregation(aggregation)
+    if aggregation == "default":
+        raise ConfigError("aggregate_sentence_scores rates comparisons: use trueskill or "
+                          "expected_wins (the default aggregation is the metric's own score)")
+    names = list(dict.fromkeys(systems)) if systems is not None else sorted(sentence_scores)
+    missing = [s for s in names if s not in sentence_scores]
+    if missing:
+        raise ConfigError(f"no sentence scores for system(s) {', '.join(missing)}")
+    comps = sentence_comparisons(sentence_scores, names, higher_is_better=higher_is_better)
+    if aggregation == "expected_wins":
+        return expected_wins(comps, names)
+    return trueskill_scores(comps, names, params)
 
 
 def trueskill_wmt_scores(source: Source, systems: Iterable[str] | None = None, *,

@@ -2,8 +2,10 @@
 
 The functions here glue the metric interface (:class:`~gecscope.metrics.base.Metric`) to the
 benchmarks, rankings and correlations; ``gecscope meta-eval`` is a thin layer over them.
-A system's score is its corpus score (``level="corpus"``) or the mean of its sentence scores
-(``level="sentence"``, the paper's "Sent" variants).
+A system's score is its corpus score (``level="corpus"``), the mean of its sentence scores
+(``level="sentence"``, the paper's "Sent" variants), or, with ``aggregation="trueskill"`` or
+``"expected_wins"``, its rating over the pairwise comparisons its sentence scores imply (Goto et
+al. 2025; :func:`~gecscope.meta_eval.ranking.aggregate_sentence_scores`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ from typing import Any
 from gecscope.errors import ConfigError
 from gecscope.meta_eval.benchmarks import Benchmark
 from gecscope.meta_eval.correlation import Correlation, correlate
+from gecscope.meta_eval.ranking import (
+    TrueSkillParams,
+    aggregate_sentence_scores,
+    check_aggregation,
+)
 from gecscope.meta_eval.sentence import SentenceAgreement, sentence_agreement
 from gecscope.metrics.base import Metric, SystemResult
 
@@ -46,10 +53,26 @@ def sentence_score_table(results: Mapping[str, SystemResult]) -> dict[str, list[
     return out
 
 
-def system_scores(results: Mapping[str, SystemResult], level: str = "corpus") -> dict[str, float]:
-    """One score per system: the corpus score or the mean sentence score."""
+def system_scores(results: Mapping[str, SystemResult], level: str = "corpus",
+                  aggregation: str = "default", *, systems: Sequence[str] | None = None,
+                  params: TrueSkillParams | None = None,
+                  higher_is_better: bool = True) -> dict[str, float]:
+    """One score per system: the corpus score or the mean sentence score (``aggregation=
+    "default"``), or the TrueSkill / Expected Wins rating over the sentence comparisons
+    (``"trueskill"``, ``"expected_wins"``), made in the order of ``systems`` (default: the order
+    of ``results``; :meth:`Benchmark.ordered` gives gec-metrics' order). ``level`` only applies
+    to the default aggregation."""
     if level not in LEVELS:
         raise ConfigError(f"level must be corpus or sentence, got {level!r}")
+    check_aggregation(aggregation)
+    if aggregation != "default":
+        if level != "corpus":
+            raise ConfigError(f"level={level!r} applies to the default aggregation only; "
+                              f"{aggregation} always rates the sentence scores")
+        order = list(systems) if systems is not None else list(results)
+        table = sentence_score_table({s: results[s] for s in order})
+        return aggregate_sentence_scores(table, order, aggregation, params=params,
+                                         higher_is_better=higher_is_better)
     if level == "corpus":
         return {s: float(r.score.value) for s, r in results.items()}
     return {s: _mean(vals) for s, vals in sentence_score_table(results).items()}
@@ -64,20 +87,31 @@ def system_correlations(bench: Benchmark, scores: Mapping[str, float],
 def sentence_correlations(bench: Benchmark, sentence_scores: Mapping[str, Sequence[float]],
                           systems: Sequence[str], ties: str = "disagree",
                           higher_is_better: bool = True) -> dict[str, SentenceAgreement]:
-    """Pairwise agreement with each judgment file of the benchmark."""
+    """Pairwise agreement with each judgment file of the benchmark. Pairs are oriented in the
+    benchmark's comparison order (:meth:`Benchmark.ordered`), which decides the metric-tie rule
+    ``first-loses`` exactly as SEEDA's and gec-metrics' scripts do."""
     rows = bench.rows
-    return {level: sentence_agreement(j, sentence_scores, systems, rows=rows, ties=ties,
+    order = bench.ordered(systems)
+    return {level: sentence_agreement(j, sentence_scores, order, rows=rows, ties=ties,
                                       higher_is_better=higher_is_better)
             for level, j in bench.judgments.items()}
 
 
+ROW_SUFFIX = {"trueskill": "+TS", "expected_wins": "+EW"}
+"""Label suffix of table rows whose system scores rate the sentence comparisons."""
+
+
 @dataclass
 class MetricRow:
-    """One table row: a metric at one level, its correlations per benchmark/ranking."""
+    """One table row: a metric's system scores formed one way (``kind``: ``corpus``,
+    ``sentence`` = mean sentence score, ``trueskill``, ``expected_wins``), their correlations
+    per benchmark and human ranking, and, for rows built from sentence scores, the sentence-
+    level agreement of those scores per benchmark and judgment file."""
 
     label: str
     correlations: dict[str, dict[str, Correlation]] = field(default_factory=dict)
     sentence: dict[str, dict[str, SentenceAgreement]] = field(default_factory=dict)
+    kind: str = "corpus"
 
 
 @dataclass
@@ -86,17 +120,25 @@ class TableResult:
     skipped: dict[str, str]
     seconds: dict[str, float]
     system_sets: dict[str, str]
+    ties: str = "disagree"
 
 
 def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 make_metric: Callable[[str], Metric] | None = None, ties: str = "disagree",
-                system_set: str = "base",
+                system_set: str = "base", aggregations: Sequence[str] = ("default",),
                 progress: Callable[[str], None] | None = None, jobs: int = 1) -> TableResult:
-    """Correlations of every metric (corpus and, where defined, sentence level) on every
-    benchmark. A metric that cannot run (missing extra, needs inputs the benchmark lacks, or
-    fails) is skipped with the reason, so one broken metric does not stop the table."""
+    """Correlations of every metric on every benchmark, one row per way of forming system
+    scores: ``aggregations`` ``default`` gives the corpus-score row and, where the metric
+    defines sentence scores, the mean-sentence-score row (``SentX``); ``trueskill`` and
+    ``expected_wins`` give rows rating the sentence comparisons (``X+TS``, ``X+EW``). Rows
+    built from sentence scores also carry the sentence-level agreement of those scores with
+    every judgment file. A metric that cannot run (missing extra, needs inputs the benchmark
+    lacks, or fails) is skipped with the reason, so one broken metric does not stop the table."""
     from gecscope.registry import get_metric
 
+    aggs = list(dict.fromkeys(check_aggregation(a) for a in aggregations))
+    if not aggs:
+        raise ConfigError("give at least one aggregation")
     factory = make_metric or (lambda name: get_metric(name)())
     rows: list[MetricRow] = []
     skipped: dict[str, str] = {}
@@ -108,32 +150,56 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
             metric = factory(name)
             label = getattr(metric, "name", "") or name
             corpus_row = MetricRow(label)
-            sent_row = MetricRow(f"Sent{label}")
+            sent_rows = ([MetricRow(f"Sent{label}", kind="sentence")] if "default" in aggs
+                         else [])
+            sent_rows += [MetricRow(f"{label}{ROW_SUFFIX[a]}", kind=a) for a in aggs
+                          if a != "default"]
             has_sentence = True
             for bench in benchmarks:
                 if progress:
                     progress(f"{name} on {bench.name}")
-                systems = bench.select(sets[bench.name])
+                systems = bench.ordered(bench.select(sets[bench.name]))
                 results = evaluate_systems(metric, bench, systems, jobs)
                 corpus_row.correlations[bench.name] = system_correlations(
                     bench, system_scores(results, "corpus"), systems)
                 if has_sentence and all(r.sentence_scores is not None for r in results.values()):
                     table = sentence_score_table(results)
-                    sent_row.correlations[bench.name] = system_correlations(
-                        bench, {s: _mean(v) for s, v in table.items()}, systems)
-                    sent_row.sentence[bench.name] = sentence_correlations(bench, table,
-                                                                          systems, ties)
+                    agreement = sentence_correlations(bench, table, systems, ties)
+                    for row in sent_rows:
+                        if row.kind == "sentence":
+                            scores = {s: _mean(v) for s, v in table.items()}
+                        else:
+                            if progress:
+                                progress(f"{name} on {bench.name}: {row.kind} over sentence "
+                                         "comparisons")
+                            scores = aggregate_sentence_scores(table, systems, row.kind)
+                        row.correlations[bench.name] = system_correlations(bench, scores,
+                                                                           systems)
+                        row.sentence[bench.name] = agreement
                 else:
                     has_sentence = False
         except Exception as exc:  # noqa: BLE001 - a failing metric is reported, not fatal
-            skipped[name] = f"{type(exc).__name__}: {exc}"
+            # one line, so that a long message stays one Markdown list item
+            skipped[name] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
             continue
         finally:
             seconds[name] = time.perf_counter() - start
-        rows.append(corpus_row)
+        if "default" in aggs:
+            rows.append(corpus_row)
         if has_sentence:
-            rows.append(sent_row)
-    return TableResult(rows, skipped, seconds, sets)
+            rows += sent_rows
+        elif "default" not in aggs:
+            skipped[name] = (f"metric {label!r} defines no sentence scores, which "
+                             f"{', '.join(aggs)} aggregation rates")
+    return TableResult(rows, skipped, seconds, sets, ties)
+
+
+SKIP_HINT = ("A metric skipped with a ConfigError lacks something it needs: a local model "
+             "directory or an endpoint, which `gecscope meta-eval table --option "
+             "METRIC.KEY=VALUE` gives it (e.g. `--option scribendi.model=DIR`, `--option "
+             "llm_sent.base_url=URL --option llm_sent.model=NAME`; the reason names the "
+             "options), or inputs the benchmark does not have (references: `--m2`).")
+"""Printed under the skipped metrics when a metric was not configured."""
 
 
 def _fmt(x: float) -> str:
@@ -141,10 +207,12 @@ def _fmt(x: float) -> str:
 
 
 def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
-                 notes: Sequence[str] = ()) -> str:
+                    notes: Sequence[str] = ()) -> str:
     """Markdown: GJG15 in the layout of the CLEME2.0 paper's Table 1 (EW/TS x Pearson/
-    Spearman), SEEDA in the layout of its Table 2 (SEEDA-S/SEEDA-E, TrueSkill) plus the
-    Expected Wins columns, and SEEDA sentence-level pairwise agreement."""
+    Spearman), SEEDA in the layout of its Table 2 (SEEDA-S/SEEDA-E, TrueSkill) and the same
+    with Expected Wins. The GJG15 and SEEDA TrueSkill tables carry the sentence-level columns
+    (pairwise accuracy and Kendall-like tau per judgment file) next to the system-level ones,
+    filled on rows built from sentence scores and ``–`` on corpus-score rows."""
     lines = [f"# {title}", ""]
     lines += list(notes)
     if notes:
@@ -152,42 +220,34 @@ def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
     has = {name for row in result.rows for name in row.correlations}
     if "gjg15" in has:
         lines += ["## GJG15 (13 systems, CoNLL-2014 references)", "",
-                  "| Metric | EW γ | EW ρ | TS γ | TS ρ | Avg. |", "|---|---|---|---|---|---|"]
+                  "| Metric | EW γ | EW ρ | TS γ | TS ρ | Avg. | Sent. acc | Sent. τ |",
+                  "|---|---|---|---|---|---|---|---|"]
         for row in result.rows:
             c = row.correlations.get("gjg15")
             if not c:
                 continue
             vals = [c["EW"].pearson, c["EW"].spearman, c["TS"].pearson, c["TS"].spearman]
-            lines.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals)
-                         + f" | {_fmt(_mean(vals))} |")
+            lines.append(_row(row.label, [*vals, _mean(vals)],
+                              _sentence_cells(row, "gjg15", ("rank",))))
         lines.append("")
     if "seeda" in has:
-        lines += [f"## SEEDA ({result.system_sets.get('seeda', 'base')} systems), TrueSkill", "",
+        sset = result.system_sets.get("seeda", "base")
+        lines += [f"## SEEDA ({sset} systems), TrueSkill", "",
+                  ("| Metric | SEEDA-S γ | SEEDA-S ρ | SEEDA-E γ | SEEDA-E ρ | Avg. "
+                   "| SEEDA-S acc | SEEDA-S τ | SEEDA-E acc | SEEDA-E τ |"),
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += _seeda_rows(result, "TS", sentence=True)
+        lines += ["", f"## SEEDA ({sset} systems), Expected Wins", "",
                   "| Metric | SEEDA-S γ | SEEDA-S ρ | SEEDA-E γ | SEEDA-E ρ | Avg. |",
                   "|---|---|---|---|---|---|"]
-        lines += _seeda_rows(result, "TS")
-        lines += ["", (f"## SEEDA ({result.system_sets.get('seeda', 'base')} systems), "
-                  "Expected Wins"), "",
-                  "| Metric | SEEDA-S γ | SEEDA-S ρ | SEEDA-E γ | SEEDA-E ρ | Avg. |",
-                  "|---|---|---|---|---|---|"]
-        lines += _seeda_rows(result, "EW")
+        lines += _seeda_rows(result, "EW", sentence=False)
         lines.append("")
-        sent_rows = [r for r in result.rows if "seeda" in r.sentence]
-        if sent_rows:
-            policy = next(iter(sent_rows[0].sentence["seeda"].values())).tie_policy
-            lines += [f"## SEEDA sentence level (pairwise agreement, metric ties: {policy})", "",
-                      "| Metric | SEEDA-S acc | SEEDA-S τ | SEEDA-E acc | SEEDA-E τ |",
-                      "|---|---|---|---|---|"]
-            for row in sent_rows:
-                s = row.sentence["seeda"]
-                vals = [s["sent"].accuracy, s["sent"].kendall, s["edit"].accuracy,
-                        s["edit"].kendall]
-                lines.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals) + " |")
-            lines.append("")
     if result.skipped:
         lines += ["## Skipped metrics", ""]
         lines += [f"- `{name}`: {why}" for name, why in result.skipped.items()]
         lines.append("")
+        if any(why.startswith("ConfigError") for why in result.skipped.values()):
+            lines += [SKIP_HINT, ""]
     if result.seconds:
         lines += ["## Run time", ""]
         lines += [f"- `{name}`: {sec:.1f} s" for name, sec in result.seconds.items()]
@@ -195,7 +255,20 @@ def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
     return "\n".join(lines)
 
 
-def _seeda_rows(result: TableResult, method: str) -> list[str]:
+def _row(label: str, values: Sequence[float], extra: Sequence[str] = ()) -> str:
+    return f"| {label} | " + " | ".join([*(_fmt(v) for v in values), *extra]) + " |"
+
+
+def _sentence_cells(row: MetricRow, bench: str, levels: Sequence[str]) -> list[str]:
+    """Accuracy and tau per judgment file, or dashes for a row not built from sentence scores."""
+    agreement = row.sentence.get(bench)
+    if not agreement:
+        return ["–"] * (2 * len(levels))
+    return [_fmt(x) for level in levels
+            for x in (agreement[level].accuracy, agreement[level].kendall)]
+
+
+def _seeda_rows(result: TableResult, method: str, sentence: bool) -> list[str]:
     out = []
     for row in result.rows:
         c = row.correlations.get("seeda")
@@ -203,8 +276,8 @@ def _seeda_rows(result: TableResult, method: str) -> list[str]:
             continue
         vals = [c[f"{method}_sent"].pearson, c[f"{method}_sent"].spearman,
                 c[f"{method}_edit"].pearson, c[f"{method}_edit"].spearman]
-        out.append(f"| {row.label} | " + " | ".join(_fmt(v) for v in vals)
-                   + f" | {_fmt(_mean(vals))} |")
+        extra = _sentence_cells(row, "seeda", ("sent", "edit")) if sentence else []
+        out.append(_row(row.label, [*vals, _mean(vals)], extra))
     return out
 
 
