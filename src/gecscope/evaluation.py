@@ -68,6 +68,8 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
 
     ms = make_metrics(metrics)
     hyps = make_hypotheses(hypotheses, tokenise)
+    for m in ms:
+        m.prepare_systems(data, hyps)
     if backend == "ray":
         from gecscope import parallel
 

@@ -78,3 +78,17 @@ def test_compare_with_weights_from_system_files(capsys: pytest.CaptureFixture[st
     assert {pair["system_a"], pair["system_b"]} == {"AMU", "UFC"}
     assert abs(pair["delta"]) == pytest.approx(abs(api["AMU"].value - api["UFC"].value),
                                                abs=1e-12)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_weights_from_the_systems_scored(capsys: pytest.CaptureFixture[str], inputs: Path,
+                                         api: dict, jobs: str) -> None:
+    """``weight_systems=@scored`` on the command line: the weights come from the four systems
+    of the run (prepared once, before scoring; the same in worker processes)."""
+    hyp_files = [str(inputs / "systems" / f"{n}.txt") for n in SYSTEMS]
+    rc = main(["evaluate", "-m", "gotoscorer", "-r", str(inputs / "ref.m2"), "--hyp", *hyp_files,
+               "-o", "weight_systems=@scored", "--format", "json", "-q", "--jobs", jobs])
+    assert rc == 0
+    rows = {r["system"]: r for r in json.loads(capsys.readouterr().out)["scores"]}
+    for name in SYSTEMS:
+        assert rows[name]["fields"] == pytest.approx(api[name].fields, abs=1e-12)

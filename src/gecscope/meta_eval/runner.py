@@ -38,6 +38,7 @@ def evaluate_systems(metric: Metric, bench: Benchmark, systems: Sequence[str] | 
 
     names = list(systems) if systems is not None else list(bench.systems)
     if jobs == 1:
+        metric.prepare_systems(bench.data, [bench.hypotheses[s] for s in names])
         return {s: metric.evaluate(bench.data, bench.hypotheses[s]) for s in names}
     results = evaluate(metric, bench.data, [bench.hypotheses[s] for s in names], jobs=jobs)
     return dict(zip(names, results, strict=True))

@@ -151,6 +151,12 @@ class Metric(ABC, Generic[S]):
         """How the scored tokens were obtained, for the signature."""
         return "pretokenised" if data.m2 is not None else "whitespace"
 
+    def prepare_systems(self, data: EvalData, hyps: Sequence[Hypothesis]) -> None:
+        """Called once with every system of a run before any is scored (``evaluate``,
+        ``compare``, ``meta-eval``), for metrics whose scoring depends on the set of systems
+        (GoToScorer's difficulty weights); state prepared here travels to worker processes
+        with the metric."""
+
     def resampling(self) -> ResamplingCounts | None:
         """An exact vectorised path for bootstrap resampling, or ``None`` (resampling then
         calls :meth:`aggregate` on every resample)."""

@@ -437,10 +437,9 @@ class GoToScorerMetric(Metric[GoToStats]):
             w = self._file_weights
         elif SCORED in c.weight_systems:
             raise ConfigError(f"gotoscorer: weight_systems={SCORED} computes the weights from "
-                              "the systems scored together: call metric.prepare_systems(data, "
-                              "hypotheses) with all of them before scoring any (Python API; on "
-                              "the command line name the systems' files instead: -o "
-                              "weight_systems='DIR/*.txt')")
+                              "the systems scored together: score them with gecscope.evaluate(), "
+                              "or call metric.prepare_systems(data, hypotheses) with all of "
+                              "them before scoring any")
         else:
             hyps = [Hypothesis.from_file(p, expected=len(data), lang=data.lang)
                     for p in self._files]
