@@ -24,6 +24,14 @@ _METRICS: dict[str, str] = {
     "cleme": "gecscope.metrics.cleme.metric:CLEMEMetric",
     "cleme2": "gecscope.metrics.cleme.metric:CLEME2Metric",
     "usim": "gecscope.metrics.usim.metric:USimMetric",
+    "gotoscorer": "gecscope.metrics.gotoscorer:GoToScorerMetric",
+    "pterrant": "gecscope.metrics.pt_errant:PTErrantMetric",
+    "ptm2": "gecscope.metrics.pt_errant:PTM2Metric",
+    "some": "gecscope.metrics.learned.some:SOMEMetric",
+    "impara": "gecscope.metrics.learned.impara:IMPARAMetric",
+    "scribendi": "gecscope.metrics.learned.scribendi:ScribendiMetric",
+    "llm_sent": "gecscope.metrics.llm_judge:LLMSentMetric",
+    "llm_edit": "gecscope.metrics.llm_judge:LLMEditMetric",
 }
 
 

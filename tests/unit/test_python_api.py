@@ -99,15 +99,32 @@ def test_evaluate_entry_point_matches_metric_by_metric() -> None:
 # --------------------------------------------------------------------------- training loop
 
 
+#: Metrics that score nothing until the user gives them a model or an endpoint (their weights
+#: cannot be bundled); each must refuse the default configuration with a ConfigError.
+BRING_YOUR_OWN = {"some": "model", "impara": "model", "scribendi": "model",
+                  "llm_sent": "model", "llm_edit": "model"}
+
+
 def _metrics() -> list[str]:
     out = []
     for name in list_metrics():
-        if name in ("errant", "cleme", "cleme2") and not HAVE_SPACY:
+        if name in ("errant", "cleme", "cleme2", "gotoscorer", "pterrant", "ptm2") \
+                and not HAVE_SPACY:
             continue
-        if name == "usim" and not (HAVE_SPACY and HAVE_PARSER):
+        if name in ("usim", "pterrant", "ptm2") and not (HAVE_SPACY and HAVE_PARSER):
+            continue
+        if name in BRING_YOUR_OWN:
             continue
         out.append(name)
     return out
+
+
+@pytest.mark.parametrize("name", sorted(BRING_YOUR_OWN))
+def test_bring_your_own_model_metrics_say_what_is_missing(name: str) -> None:
+    data = EvalData.from_m2(DEMO / "references.m2")
+    hyp = Hypothesis.from_texts(_lines("careful.txt"), "careful")
+    with pytest.raises(ConfigError, match=BRING_YOUR_OWN[name]):
+        get_metric(name)().evaluate(data, hyp)
 
 
 @pytest.mark.slow
