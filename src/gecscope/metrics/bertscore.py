@@ -149,27 +149,18 @@ class BERTScorer:
         self.path = model if model and model != DEFAULT_MODEL else _default_model_path()
         self.name = known_model_name(self.path) or os.path.basename(os.path.normpath(
             model or DEFAULT_MODEL))
-        old = os.environ.get("HF_HUB_OFFLINE")
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        hf_logging = transformers.utils.logging
-        bars = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()  # library code prints nothing
-        try:
-            # bert-score loads the slow (Python) tokenizer; transformers 5 has only one kind
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, use_fast=False)
-            self.model = transformers.AutoModel.from_pretrained(self.path)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(
-                f"cannot load the BERTScore encoder {self.path!r}: {exc}. Give a local Hugging "
-                "Face model directory with -o model=PATH (nothing is downloaded), or leave it "
-                "empty for the bundled all-MiniLM-L6-v2") from None
-        finally:
-            if bars:
-                hf_logging.enable_progress_bar()
-            if old is None:
-                os.environ.pop("HF_HUB_OFFLINE", None)
-            else:
-                os.environ["HF_HUB_OFFLINE"] = old
+        from gecscope._hf import offline
+
+        with offline(transformers):
+            try:
+                # bert-score loads the slow (Python) tokenizer; transformers 5 has only one kind
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, use_fast=False)
+                self.model = transformers.AutoModel.from_pretrained(self.path)
+            except (OSError, ValueError) as exc:
+                raise ConfigError(
+                    f"cannot load the BERTScore encoder {self.path!r}: {exc}. Give a local Hugging "
+                    "Face model directory with -o model=PATH (nothing is downloaded), or leave it "
+                    "empty for the bundled all-MiniLM-L6-v2") from None
         self.model.eval()
         n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
         known = known_model_name(self.path)

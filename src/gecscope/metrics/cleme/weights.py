@@ -97,26 +97,17 @@ class BERTScoreF1:
         self.torch = require("torch", "sim", "similarity weighting")
         transformers = require("transformers", "sim", "similarity weighting")
         path = model if model and model != DEFAULT_SIM_MODEL else default_model_path()
-        old = os.environ.get("HF_HUB_OFFLINE")
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        hf_logging = transformers.utils.logging
-        bars = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()  # library code prints nothing
-        try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-            self.model = transformers.AutoModel.from_pretrained(path)
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot load encoder {path!r} for similarity weighting: {exc}. Give a local "
-                "Hugging Face model directory with --option sim_model=PATH (nothing is "
-                "downloaded), or leave sim_model empty for the bundled all-MiniLM-L6-v2") from None
-        finally:
-            if bars:
-                hf_logging.enable_progress_bar()
-            if old is None:
-                os.environ.pop("HF_HUB_OFFLINE", None)
-            else:
-                os.environ["HF_HUB_OFFLINE"] = old
+        from gecscope._hf import offline
+
+        with offline(transformers):
+            try:
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+                self.model = transformers.AutoModel.from_pretrained(path)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot load encoder {path!r} for similarity weighting: {exc}. Give a local "
+                    "Hugging Face model directory with --option sim_model=PATH (nothing is "
+                    "downloaded), or leave sim_model empty for the bundled all-MiniLM-L6-v2") from None
         self.model.eval()
         self.device = device
         self.model.to(device)

@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
+from gecscope._hf import offline
 from gecscope.errors import ConfigError
 
 #: The extra that installs torch and transformers (shared with BERTScore).
@@ -86,28 +87,6 @@ def check_model_dir(path: str | os.PathLike[str], metric: str, option: str) -> P
     return p
 
 
-@contextmanager
-def _offline(transformers: Any) -> Iterator[None]:
-    """HF_HUB_OFFLINE=1, no progress bars and no warnings while loading; then restored."""
-    old = os.environ.get("HF_HUB_OFFLINE")
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    hf_logging = transformers.utils.logging
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # library code prints nothing
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # no "some weights were not used" chatter
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-        if old is None:
-            os.environ.pop("HF_HUB_OFFLINE", None)
-        else:
-            os.environ["HF_HUB_OFFLINE"] = old
-
-
 def load_tokenizer(path: str | os.PathLike[str], *, metric: str, option: str) -> Any:
     """A tokenizer (``AutoTokenizer``) from a local directory."""
     p = Path(path).expanduser()
@@ -115,7 +94,7 @@ def load_tokenizer(path: str | os.PathLike[str], *, metric: str, option: str) ->
         raise ConfigError(f"{metric}: {option}={str(path)!r} is not a directory; give a local "
                           "Hugging Face tokenizer directory")
     transformers = _transformers()
-    with _offline(transformers):
+    with offline(transformers):
         try:
             return transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True)
         except (OSError, ValueError, KeyError) as exc:
@@ -128,7 +107,7 @@ def _load(kind: str, path: str | os.PathLike[str], metric: str, option: str,
     p = check_model_dir(path, metric, option)
     transformers = _transformers()
     auto = getattr(transformers, kind)
-    with _offline(transformers):
+    with offline(transformers):
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(str(p),
                                                                    local_files_only=True)
