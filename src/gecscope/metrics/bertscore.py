@@ -24,6 +24,12 @@ bert-score itself is not needed. Embeddings are computed in batches of equal-len
 two texts with the same tokens (e.g. differing only in case, for an uncased model) get the
 same scores exactly.
 
+CLEME2.0's similarity weighting (:class:`gecscope.metrics.cleme.weights.BERTScoreF1`) is a
+different variant: it drops the special tokens from the matching altogether and pads its
+batches. The two are kept apart because each is checked against its own reference tool
+(bert-score for PT-ERRANT here, CLEME's code there); merging them would move one set of
+numbers.
+
 Needs the ``sim`` extra (torch, transformers; all-MiniLM-L6-v2 as the default encoder).
 """
 
