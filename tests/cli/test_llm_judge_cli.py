@@ -110,9 +110,11 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 
 def test_hand_derived_rule() -> None:
-    assert [rule(s, h) for s, h in zip(SOURCES, HYPS, strict=True)] == SENT_SCORES
-    assert [rule(s, t) for s, t in zip(EDIT_SOURCES, ["go\u2192goes \u2192to", "the\u2192", ""],
-                                       strict=True)] == EDIT_SCORES
+    sent = [rule(s, h) for s, h in zip(SOURCES, HYPS, strict=True)]
+    assert sent == SENT_SCORES
+    edit = [rule(s, t) for s, t in zip(EDIT_SOURCES, ["go\u2192goes \u2192to", "the\u2192", ""],
+                                       strict=True)]
+    assert edit == EDIT_SCORES
 
 
 def test_llm_sent_scores_signature_cache_and_bootstrap(
@@ -125,7 +127,8 @@ def test_llm_sent_scores_signature_cache_and_bootstrap(
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["scores"][0]["value"] == pytest.approx(sum(SENT_SCORES) / len(SENT_SCORES))
-    assert [s["systems"]["hyp"]["scores"]["llm_sent"] for s in out["sentences"]] == SENT_SCORES
+    per_sentence = [s["systems"]["hyp"]["scores"]["llm_sent"] for s in out["sentences"]]
+    assert per_sentence == SENT_SCORES
     sig = out["metrics"][0]["signature"]
     digest = LLMSentMetric(base_url=url, model="judge-cli").prompt_digest()
     assert "model:judge-cli" in sig and f"prompt:{digest}" in sig
@@ -159,7 +162,8 @@ def test_llm_edit_reads_the_hypothesis_edits(
                  "-o", f"base_url={url}", "-o", "model=judge-cli", "--format", "json",
                  "--sentences", "-q", "--jobs", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [s["systems"]["hyp"]["scores"]["llm_edit"] for s in out["sentences"]] == EDIT_SCORES
+    per_sentence = [s["systems"]["hyp"]["scores"]["llm_edit"] for s in out["sentences"]]
+    assert per_sentence == EDIT_SCORES
     assert out["scores"][0]["value"] == pytest.approx(sum(EDIT_SCORES) / len(EDIT_SCORES))
     assert len(bodies) == len(EDIT_SOURCES)
 

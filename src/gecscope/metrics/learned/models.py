@@ -190,3 +190,23 @@ def model_signature(path: str | os.PathLike[str]) -> str:
 
 
 _EDGE = 1 << 20
+
+
+def weight_hashes(config: Any, options: Sequence[str]) -> dict[str, str]:
+    """``{option}_hash`` for each checkpoint option: the directories are in the signature as
+    options already; these hashes identify the weights in them."""
+    return {f"{o}_hash": model_signature(getattr(config, o)).rpartition("@")[2]
+            for o in options}
+
+
+def library_versions() -> dict[str, str]:
+    """The versions of the libraries that run the models, for the signature."""
+    from importlib import metadata
+
+    out = {}
+    for pkg in ("torch", "transformers"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "absent"
+    return out

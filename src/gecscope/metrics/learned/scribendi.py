@@ -234,12 +234,4 @@ class ScribendiMetric(Metric[ScribendiStats]):
 
     def signature_extras(self) -> dict[str, str]:
         """The checkpoint and the versions of the libraries that ran it."""
-        from importlib import metadata
-
-        out = {"checkpoint": lm.model_signature(self.config.model)}
-        for pkg in ("torch", "transformers"):
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
-        return out
+        return {"checkpoint": lm.model_signature(self.config.model), **lm.library_versions()}

@@ -217,14 +217,4 @@ class SOMEMetric(Metric[SOMEStats]):
         return SOMECounts(self)
 
     def signature_extras(self) -> dict[str, str]:
-        import importlib.metadata as md
-
-        # the directories are in the signature as options; these hashes identify the weights
-        out = {f"{o}_hash": lm.model_signature(getattr(self.config, o)).rpartition("@")[2]
-               for o in MODEL_OPTIONS}
-        for pkg in ("torch", "transformers"):
-            try:
-                out[pkg] = md.version(pkg)
-            except md.PackageNotFoundError:
-                out[pkg] = "absent"
-        return out
+        return {**lm.weight_hashes(self.config, MODEL_OPTIONS), **lm.library_versions()}
