@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.counts import prf
+from gecscope.metrics.errant import ErrantCounts
 from gecscope.metrics.selection import corpus_greedy, per_sentence
 from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens
@@ -444,35 +445,19 @@ def _errant_counts(annotator: int, h_edits: Sequence[Edit], r_edits: Sequence[Ed
     return ErrantCandidate(annotator, tp, fp, fn, (n_tp, n_fp, n_fn))
 
 
-class _ErrantWeightedCounts(CountsPath):
-    """Resampling for PT-ERRANT's corpus level: (TP, FP, FN) weights per reference; greedy
-    choice on the F of the running totals, ties to more TP, less FP, less FN."""
-
-    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
-    monotone = tiebreak
+class _ErrantWeightedCounts(ErrantCounts):
+    """Resampling for PT-ERRANT's corpus level: ERRANT's fast path over (TP, FP, FN) weights
+    per reference (greedy choice on the unrounded F of the running totals, ties to more TP,
+    less FP, less FN), with the fields in PT-ERRANT's order."""
 
     def __init__(self, beta: float) -> None:
-        self.beta = beta
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[PTErrantStats]) -> Any:
-        np = _np()
-        width = max((len(s.candidates) for s in stats), default=1)
-        out = np.full((len(stats), width, 3), np.nan)
-        for i, s in enumerate(stats):
-            for j, c in enumerate(s.candidates):
-                out[i, j] = (c.tp, c.fp, c.fn)
-        return out
+        super().__init__(beta, None)
 
     def score_counts(self, totals: Any) -> dict[str, Any]:
         t = _np().asarray(totals, dtype=float)
         p, r, f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)
         return {self.fname: f, "P": p, "R": r, "TP": t[..., 0], "FP": t[..., 1],
                 "FN": t[..., 2]}
-
-    def select_counts(self, totals: Any) -> Any:
-        t = _np().asarray(totals, dtype=float)
-        return prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)[2]
 
 
 # --------------------------------------------------------------------------- PT-M2
