@@ -3,6 +3,7 @@ task that process-pool workers and Ray actors run alike."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool as BrokenPool
@@ -47,13 +48,54 @@ def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None 
 
 
 
-def score_task(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
-               task: tuple[int, int, Any]) -> tuple[int, int, Any]:
-    """One scoring task ``(metric, system, edits or None)`` in a worker (process or Ray
-    actor): the system's edits, extracted elsewhere, are stored first; returns
-    ``(metric, system, SystemResult)``."""
-    m, h, edits = task
-    hyp = hyps[h]
+#: Sentences per scoring task at most when a metric may be split into sentence ranges
+#: (bounds what a task holds and sends back, and gives a cluster work to spread) ...
+RANGE_MAX = 5_000
+#: ... and at least (smaller ranges cost more in hand-over than they gain in balance).
+RANGE_MIN = 100
+
+#: A scoring task: (metric, system, first sentence, end, the system's edits of the range or
+#: None). A range that is the whole corpus is scored whole (:meth:`Metric.evaluate`).
+Task = tuple[int, int, int, int, Any]
+
+
+def plan_ranges(n: int, metrics: Sequence[Any], systems: int,
+                workers: int) -> list[tuple[int, int, int, int]]:
+    """``(metric, system, start, stop)`` of every scoring task: each (metric, system) whole,
+    or, for metrics with :attr:`~gecscope.metrics.base.Metric.sentence_ranges`, cut into
+    ranges of at most :data:`RANGE_MAX` sentences, more when the (metric, system) pairs are
+    too few to give every worker two tasks (not below :data:`RANGE_MIN`)."""
+    import math
+
+    pairs = len(metrics) * systems
+    plan = []
+    for m, metric in enumerate(metrics):
+        pieces = 1
+        if metric.sentence_ranges and n:
+            want = math.ceil(2 * workers / max(1, pairs))
+            pieces = max(math.ceil(n / RANGE_MAX), min(want, math.ceil(n / RANGE_MIN)))
+        bounds = [n * k // pieces for k in range(pieces + 1)]
+        plan.extend((m, h, a, b) for h in range(systems)
+                    for a, b in itertools.pairwise(bounds) if a < b or n == 0)
+    return plan
+
+
+def score_task(data: Any, metrics: Sequence[Any], hyps: Sequence[Any], task: Task,
+               parts: dict[tuple[int, int], Any]) -> tuple[int, int, int, Any]:
+    """One scoring task in a worker (process or Ray actor): ``(metric, system, start,
+    SystemResult)`` for a whole corpus, ``(metric, system, start, statistics)`` for a range.
+    The system's edits, extracted elsewhere, are stored first. ``parts`` keeps this
+    worker's reference subsets by range, so every system of a range shares their caches."""
+    m, h, start, stop, edits = task
+    metric, hyp = metrics[m], hyps[h]
+    if start == 0 and stop == len(data):
+        if edits is not None:
+            data.set_hypothesis_m2(hyp, edits)
+        return m, h, start, metric.evaluate(data, hyp)
+    part = parts.get((start, stop))
+    if part is None:
+        part = parts[start, stop] = data.subset(start, stop)
+    sub = hyp.subset(start, stop)
     if edits is not None:
-        data.set_hypothesis_m2(hyp, edits)
-    return m, h, metrics[m].evaluate(data, hyp)
+        part.set_hypothesis_m2(sub, edits)
+    return m, h, start, metric.range_stats(data, part, sub, start)

@@ -190,6 +190,12 @@ class Hypothesis:
         """The same output under another system name."""
         return Hypothesis(name, self.tokens, self.m2, self.path)
 
+    def subset(self, start: int, stop: int) -> Hypothesis:
+        """Sentences ``start`` to ``stop - 1`` (with their edits when an M2 was given): the
+        hypothesis side of :meth:`EvalData.subset`."""
+        m2 = Corpus(self.m2.sentences[start:stop], self.m2.path) if self.m2 is not None else None
+        return Hypothesis(self.name, self.tokens[start:stop], m2, self.path)
+
     @cached_property
     def key(self) -> str:
         """Digest of the content (sentences, and the edits when an M2 was given)."""
@@ -533,6 +539,34 @@ class EvalData:
                                                                     self.references)
         corpus: Corpus = self.cache[key]
         return corpus
+
+    def subset(self, start: int, stop: int) -> EvalData:
+        """The references of sentences ``start`` to ``stop - 1`` as an in-memory EvalData.
+
+        Scoring a corpus in sentence ranges (Ray, :mod:`gecscope.parallel`) scores each range
+        against its subset: the sources, the reference sets (as many as the whole corpus has,
+        ChERRANT's cycling already applied), the gold M2 or XML and any annotated references
+        are the whole's, cut, so every per-sentence statistic is the one the whole gives
+        (:attr:`gecscope.metrics.base.Metric.sentence_ranges`). Paths stay for messages and
+        signatures; caches of derived data start empty.
+        """
+        n = len(self)
+        if not 0 <= start <= stop <= n:
+            raise ConfigError(f"sentence range {start}:{stop} is outside the {n} sentences")
+        part = EvalData(self.reference_paths, self.source_path, self.lang)
+        part.cycle_references = self.cycle_references
+        m2 = self.m2
+        part.__dict__["m2"] = (Corpus(m2.sentences[start:stop], m2.path) if m2 is not None
+                               else None)
+        part.__dict__["sources"] = self.sources[start:stop]
+        part.__dict__["references"] = ([r[start:stop] for r in self.references]
+                                       if self.has_references else [])
+        if "imeasure-gold" in self.cache:
+            part.cache["imeasure-gold"] = self.cache["imeasure-gold"].subset(start, stop)
+        if "reference-edits" in self.cache:
+            edits = self.cache["reference-edits"]
+            part.cache["reference-edits"] = Corpus(edits.sentences[start:stop], edits.path)
+        return part
 
     # -- hypothesis-derived data ------------------------------------------------------------
 

@@ -7,10 +7,17 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
    is annotated with ERRANT at once, cut into chunks of sentences over all workers
    (:func:`gecscope.alignment.errant.annotate_parallel`), so one system on a large corpus
    gets every core too. Each source is parsed once, by the worker holding its chunk.
-2. **Scores.** Every (metric, system) pair is one task. Workers receive the references once
-   (pickled :class:`~gecscope.data.EvalData`, which carries the extracted edits), load their
-   own models, and send back the :class:`~gecscope.metrics.base.SystemResult`; results are
-   returned in the order :func:`gecscope.evaluate` gives them.
+2. **Scores.** Every (metric, system) pair is one task, or, for a metric whose sentence
+   statistics do not depend on the other sentences
+   (:attr:`~gecscope.metrics.base.Metric.sentence_ranges`), several: ranges of sentences
+   (:func:`gecscope._pool.plan_ranges`: at most 5,000 sentences each, and enough ranges for
+   every worker to have two tasks). Workers receive the references once (pickled
+   :class:`~gecscope.data.EvalData`, which carries the extracted edits) and load their own
+   models. A whole task sends back the :class:`~gecscope.metrics.base.SystemResult`; a range
+   sends its statistics, scored against :meth:`EvalData.subset <gecscope.data.EvalData.subset>`,
+   and the corpus score is aggregated here from all of them in sentence order, as
+   :meth:`~gecscope.metrics.base.Metric.evaluate` does. Results are returned in the order
+   :func:`gecscope.evaluate` gives them.
 
 Worker processes are *spawned* (no inherited threads or model state). Small jobs stay in
 this process (:func:`worth_parallel`): there the start-up of the workers (Python, numpy,
@@ -22,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gecscope._pool import process_pool, score_task
+from gecscope._pool import Task, plan_ranges, process_pool, score_task
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import Metric, SystemResult
@@ -92,11 +99,11 @@ def store_joint_edits(data: EvalData, systems: Sequence[Hypothesis],
 
 
 def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothesis]) -> None:
-    _STATE.update(data=data, metrics=metrics, hyps=hyps)
+    _STATE.update(data=data, metrics=metrics, hyps=hyps, parts={})
 
 
-def _score(task: tuple[int, int, Any]) -> tuple[int, int, SystemResult]:
-    return score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task)
+def _score(task: Task) -> tuple[int, int, int, Any]:
+    return score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task, _STATE["parts"])
 
 
 def _checked(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis]
@@ -109,17 +116,84 @@ def _checked(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypo
     return list(metrics), list(hyps)
 
 
+def _tasks(plan: Sequence[tuple[int, int, int, int]], metrics: Sequence[Metric[Any]],
+           data: EvalData, hyps: Sequence[Hypothesis]) -> list[Task]:
+    """The plan's tasks, each with the edits of its system and range when its metric reads
+    them (extracted before, in this process or by workers)."""
+    from gecscope.types import Corpus
+
+    out: list[Task] = []
+    for m, h, a, b in plan:
+        edits = None
+        if "hypothesis-edits" in metrics[m].requires:
+            edits = data.known_hypothesis_m2(hyps[h])
+            if edits is not None and (a, b) != (0, len(data)):
+                edits = Corpus(edits.sentences[a:b], edits.path)
+        out.append((m, h, a, b, edits))
+    return out
+
+
+class _Results:
+    """Task results gathered into one :class:`SystemResult` per (metric, system): a whole
+    one as it came, ranges' statistics joined in sentence order and aggregated here, as
+    :meth:`Metric.evaluate` does with the whole's."""
+
+    def __init__(self, metrics: Sequence[Metric[Any]], hyps: Sequence[Hypothesis],
+                 plan: Sequence[tuple[int, int, int, int]],
+                 progress: Callable[[int], None] | None) -> None:
+        self.metrics, self.hyps, self.progress = metrics, hyps, progress
+        self.sizes = {(m, h, a): b - a for m, h, a, b in plan}
+        self.pending: dict[tuple[int, int], dict[int, Any]] = {}
+        self.expected: dict[tuple[int, int], int] = {}
+        for m, h, _, _ in plan:
+            self.expected[m, h] = self.expected.get((m, h), 0) + 1
+        self.done: dict[tuple[int, int], SystemResult] = {}
+        self.reported: dict[tuple[int, int], int] = {}
+
+    def _report(self, m: int, h: int, k: int) -> None:
+        self.reported[m, h] = self.reported.get((m, h), 0) + k
+        if self.progress is not None and k > 0:
+            self.progress(k)
+
+    def add(self, m: int, h: int, start: int, value: Any) -> None:
+        self._report(m, h, self.sizes[m, h, start])
+        if isinstance(value, SystemResult):
+            self.done[m, h] = value
+            return
+        got = self.pending.setdefault((m, h), {})
+        got[start] = value
+        if len(got) == self.expected[m, h]:
+            metric = self.metrics[m]
+            stats = [s for a in sorted(got) for s in got[a]]
+            del self.pending[m, h]
+            self.done[m, h] = SystemResult(self.hyps[h].name, metric.name,
+                                           metric.aggregate(stats), stats,
+                                           metric.sentence_values(stats))
+
+    def fill(self, data: EvalData) -> None:
+        """Score here the (metric, system) pairs without a result (when the workers could
+        not start or broke)."""
+        for m, h in sorted(self.expected):
+            if (m, h) not in self.done:
+                self.pending.pop((m, h), None)
+                self.done[m, h] = self.metrics[m].evaluate(data, self.hyps[h])
+                self._report(m, h, len(data) - self.reported.get((m, h), 0))
+
+    def ordered(self) -> list[SystemResult]:
+        return [self.done[t] for t in sorted(self.done)]
+
+
 def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
                  actors: int, address: str | None = None,
                  progress: Callable[[int], None] | None = None) -> list[SystemResult]:
     """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.ray_backend`): the edits of
-    every system extracted by annotator actors, then one task per (metric, system)."""
+    every system extracted by annotator actors, then the scoring tasks of
+    :func:`~gecscope._pool.plan_ranges` on scorer actors."""
     from gecscope import ray_backend
     from gecscope.alignment.errant import chunks
 
     metrics, hyps = _checked(metrics, data, hyps)
-    needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
-    if any(needs_edits):
+    if any("hypothesis-edits" in m.requires for m in metrics):
         todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
         if todo and data.lang.extractor != "errant":  # the actors run English ERRANT
             for system in todo:
@@ -131,15 +205,14 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
             for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
                 joint.extend(sentences)
             store_joint_edits(data, todo, joint)
-    tasks = [(m, h, data.known_hypothesis_m2(hyps[h]) if needs_edits[m] else None)
-             for m in range(len(metrics)) for h in range(len(hyps))]
-    out: dict[tuple[int, int], SystemResult] = {}
-    for m, h, result in ray_backend.score_tasks(data, metrics, hyps, tasks, actors=actors,
-                                                address=address):
-        out[m, h] = result
-        if progress is not None:
-            progress(len(data))
-    return [out[t] for t in sorted(out)]
+    _, actors = ray_backend.connect(address, actors)
+    plan = plan_ranges(len(data), metrics, len(hyps), actors)
+    results = _Results(metrics, hyps, plan, progress)
+    for m, h, start, value in ray_backend.score_tasks(data, metrics, hyps,
+                                                      _tasks(plan, metrics, data, hyps),
+                                                      actors=actors, address=address):
+        results.add(m, h, start, value)
+    return results.ordered()
 
 
 def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
@@ -148,31 +221,20 @@ def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
     """Every metric on every system, metric-major (as :func:`gecscope.evaluate`), on ``jobs``
     processes; identical results to one process. One pool serves both phases, so a worker
     that extracted edits keeps its spaCy model and parses for scoring."""
-    n = len(data)
     metrics, hyps = _checked(metrics, data, hyps)
-    needs_edits = [("hypothesis-edits" in m.requires) for m in metrics]
-    tasks = [(m, h) for m in range(len(metrics)) for h in range(len(hyps))]
-    # the costliest metrics first, so no worker is left with a long task at the end
-    tasks.sort(key=lambda t: -metrics[t[0]].relative_cost)
-    out: dict[tuple[int, int], SystemResult] = {}
-
-    def collect(m: int, h: int, result: SystemResult) -> None:
-        out[m, h] = result
-        if progress is not None:
-            progress(n)
-
-    with process_pool(jobs, len(tasks), _init_worker, (data, metrics, hyps)) as pool:
+    needs_edits = any("hypothesis-edits" in m.requires for m in metrics)
+    plan = plan_ranges(len(data), metrics, len(hyps), jobs)
+    # the costliest tasks first, so no worker is left with a long task at the end
+    plan.sort(key=lambda t: -metrics[t[0]].relative_cost * (t[3] - t[2]))
+    results = _Results(metrics, hyps, plan, progress)
+    with process_pool(jobs, len(plan), _init_worker, (data, metrics, hyps)) as pool:
         if pool is not None:
-            if any(needs_edits):
+            if needs_edits:
                 extract_edits(data, hyps, jobs, pool=pool)
-            sent = [(m, h, data.known_hypothesis_m2(hyps[h]) if needs_edits[m] else None)
-                    for m, h in tasks]
-            for m, h, result in pool.map(_score, sent):
-                collect(m, h, result)
-    for m, h in tasks:  # only when the workers could not start or broke
-        if (m, h) not in out:
-            collect(m, h, metrics[m].evaluate(data, hyps[h]))
-    return [out[t] for t in sorted(out)]
+            for m, h, start, value in pool.map(_score, _tasks(plan, metrics, data, hyps)):
+                results.add(m, h, start, value)
+    results.fill(data)  # only when the workers could not start or broke
+    return results.ordered()
 
 
 def worth_parallel(jobs: int, data: EvalData, metrics: Sequence[Metric[Any]],
@@ -180,7 +242,8 @@ def worth_parallel(jobs: int, data: EvalData, metrics: Sequence[Metric[Any]],
     """Whether ``jobs`` processes pay for themselves: the estimated work (sentences x systems
     x :attr:`~gecscope.metrics.base.Metric.relative_cost`, plus :data:`EDIT_COST` per sentence
     of a system whose edits must be extracted) reaches :data:`PARALLEL_MIN`."""
-    if jobs <= 1 or len(metrics) * len(hyps) <= 1:
+    if jobs <= 1 or (len(metrics) * len(hyps) <= 1
+                     and not any(m.sentence_ranges for m in metrics)):
         return False
     work = len(data) * len(hyps) * sum(m.relative_cost for m in metrics)
     if any("hypothesis-edits" in m.requires for m in metrics):

@@ -3,7 +3,8 @@
 Work goes to a pool of stateful actors (:class:`ray.util.ActorPool`): each actor loads spaCy
 (and any metric's model) once and keeps it for every task it is given. Tasks are the same as
 those of the local process pool (:mod:`gecscope.parallel`): shards of sentence pairs for
-annotation, (metric, system) pairs for scoring; results come back in input order, so the
+annotation, (metric, system) pairs or sentence ranges of them for scoring (the corpus score
+aggregated on the driver from the ranges' statistics); results come back in input order, so the
 output is identical to a single process's. The driver streams the input shard by shard and
 keeps at most two tasks per actor in flight, so its memory does not grow with the corpus.
 
@@ -74,11 +75,12 @@ class _Scorer:
 
     def __init__(self, data: Any, metrics: list[Any], hyps: list[Any]) -> None:
         self.data, self.metrics, self.hyps = data, metrics, hyps
+        self.parts: dict[tuple[int, int], Any] = {}
 
-    def score(self, task: tuple[int, int, Any]) -> tuple[int, int, Any]:
+    def score(self, task: tuple[int, int, int, int, Any]) -> tuple[int, int, int, Any]:
         from gecscope._pool import score_task
 
-        return score_task(self.data, self.metrics, self.hyps, task)
+        return score_task(self.data, self.metrics, self.hyps, task, self.parts)
 
 
 def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
@@ -127,9 +129,10 @@ def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str 
 
 
 def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
-                tasks: Sequence[tuple[int, int, Any]], *, actors: int,
-                address: str | None = None) -> Iterator[tuple[int, int, Any]]:
-    """``(metric, system, SystemResult)`` of every task, in order, on ``actors`` Ray actors."""
+                tasks: Sequence[tuple[int, int, int, int, Any]], *, actors: int,
+                address: str | None = None) -> Iterator[tuple[int, int, int, Any]]:
+    """The result of every task (:func:`gecscope._pool.score_task`: a whole system's
+    ``SystemResult`` or a sentence range's statistics), in order, on ``actors`` Ray actors."""
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Scorer)
     ref = ray.put(data)

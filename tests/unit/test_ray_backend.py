@@ -61,11 +61,15 @@ def test_resume_on_ray_reuses_shards(cluster: None, tmp_path: Path, capsys) -> N
     assert run.read_bytes() == whole.read_bytes()
 
 
-def test_evaluate_on_ray_equals_one_process(cluster: None) -> None:
+def test_evaluate_on_ray_equals_one_process(cluster: None, monkeypatch) -> None:
+    """Statistics gathered on the actors in sentence ranges, the corpus scores aggregated by
+    the driver."""
     data = EvalData.from_m2(DEMO / "references.m2")
     hyps = [Hypothesis.from_file(DEMO / f"{n}.txt") for n in ("careful", "rewriter", "cautious")]
-    metrics = ["errant", "m2", "gleu", "imeasure", "cleme2"]
+    metrics = ["errant", "m2", "gleu", "imeasure", "cleme2", "gotoscorer"]
     local = evaluate(metrics, data, hyps)
+    monkeypatch.setattr("gecscope._pool.RANGE_MAX", 5)  # 12 sentences: ranges of 4
+    monkeypatch.setattr("gecscope._pool.RANGE_MIN", 1)
     data_ray = EvalData.from_m2(DEMO / "references.m2")  # fresh: edits extracted on the actors
     remote = evaluate(metrics, data_ray, hyps, jobs=2, backend="ray")
     remote_order = [(r.metric, r.system) for r in remote]

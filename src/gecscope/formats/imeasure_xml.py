@@ -116,6 +116,16 @@ class IMeasureGold:
     def sources(self) -> list[Tokens]:
         return [s.tokens for s in self.sentences]
 
+    def subset(self, start: int, stop: int) -> IMeasureGold:
+        """Sentences ``start`` to ``stop - 1`` (counted over all scripts), in their scripts."""
+        scripts, offset = [], 0
+        for sc in self.scripts:
+            lo, hi = max(start - offset, 0), min(stop - offset, len(sc.sentences))
+            if lo < hi:
+                scripts.append(Script(sc.id, sc.sentences[lo:hi]))
+            offset += len(sc.sentences)
+        return IMeasureGold(tuple(scripts), self.path)
+
 
 # ----------------------------------------------------------------------------------------------
 # Reading

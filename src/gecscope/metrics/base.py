@@ -102,6 +102,14 @@ class Metric(ABC, Generic[S]):
     #: Rough cost of scoring one system relative to the others (edits already extracted):
     #: with ``jobs > 1`` the costliest tasks start first, so the workers finish together.
     relative_cost: ClassVar[float] = 1.0
+    #: Whether the statistics of any range of sentences, scored against
+    #: :meth:`EvalData.subset <gecscope.data.EvalData.subset>` with :meth:`range_stats`, equal
+    #: those the whole corpus gives for them: then scoring on several workers may split a
+    #: system into sentence ranges and aggregate the gathered statistics. Off by default (a
+    #: metric with cross-sentence state, or model batches whose floating-point sums depend on
+    #: their composition, must not be split); each metric that sets it has a test holding
+    #: ranged and whole statistics equal.
+    sentence_ranges: bool = False
 
     @dataclass(frozen=True)
     class Config:
@@ -156,6 +164,13 @@ class Metric(ABC, Generic[S]):
         ``compare``, ``meta-eval``), for metrics whose scoring depends on the set of systems
         (GoToScorer's difficulty weights); state prepared here travels to worker processes
         with the metric."""
+
+    def range_stats(self, data: EvalData, part: EvalData, hyp: Hypothesis,
+                    start: int) -> list[S]:
+        """The statistics of sentences ``start`` to ``start + len(part) - 1`` of ``data``:
+        ``part`` is ``data.subset(...)`` of them and ``hyp`` the hypothesis' same subset.
+        Metrics whose state is indexed by sentence (GoToScorer's weights) cut it here."""
+        return self.sentence_stats(part, hyp)
 
     def resampling(self) -> ResamplingCounts | None:
         """An exact vectorised path for bootstrap resampling, or ``None`` (resampling then

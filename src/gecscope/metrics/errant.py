@@ -157,6 +157,7 @@ class ErrantMetric(Metric[SentenceStats]):
     """ERRANT span-based correction/detection F-score with errant_compare's reference choice."""
 
     name = "errant"
+    sentence_ranges = True
     description = "ERRANT edit F-score (errant_compare 3.0.2)"
     requires = frozenset({"m2", "hypothesis-edits"})
 

@@ -180,6 +180,7 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
 
     name = "gleu"
     relative_cost = 10.0  # CPU time per system relative to errant's (CoNLL-2014)
+    sentence_ranges = True
     description = "GLEU (compute_gleu 2016; py2 reference draws by default)"
 
     @dataclass(frozen=True)

@@ -342,6 +342,7 @@ class GoToScorerMetric(Metric[GoToStats]):
     """GoToScorer: difficulty-weighted chunk F_beta (Gotou et al. 2020; gec-metrics 0.1.1)."""
 
     name = "gotoscorer"
+    sentence_ranges = True
     description = "GoToScorer difficulty-weighted chunk F-score (Gotou et al. 2020; gec-metrics " \
                   "0.1.1)"
     requires = frozenset({"references", "hypothesis-edits"})
@@ -487,6 +488,19 @@ class GoToScorerMetric(Metric[GoToStats]):
         hyp_chunks = hypothesis_chunks(data, hyp)
         return [sentence_counts(r, h, w.weights[i] if w is not None else None)
                 for i, (r, h) in enumerate(zip(ref, hyp_chunks, strict=True))]
+
+    def range_stats(self, data: EvalData, part: EvalData, hyp: Hypothesis,
+                    start: int) -> list[GoToStats]:
+        """As the whole's: the weights are those of ``data`` (its systems, file or
+        ``@scored`` run), cut to the range, so a range never computes weights of its own."""
+        w = self.weights(data)
+        if w is not None:
+            self._check_weights(w, reference_chunks(data, self.config.ref_id))
+            stop = start + len(part)
+            ev = w.evaluations[start:stop] if w.evaluations is not None else None
+            self._weights[_reference_key(part, self.config.ref_id)] = Weights(
+                w.weights[start:stop], ev, w.systems, w.origin)
+        return self.sentence_stats(part, hyp)
 
     def aggregate(self, stats: Sequence[GoToStats]) -> Score:
         tp = fp = fn = tn = 0.0

@@ -76,6 +76,7 @@ class GREENMetric(Metric[GREENStats]):
     """GREEN n-gram F_2 (Koyama et al. 2024; equal to gec-metrics 0.1.1)."""
 
     name = "green"
+    sentence_ranges = True
     description = "GREEN n-gram F-score (Koyama et al. 2024; gec-metrics 0.1.1)"
 
     @dataclass(frozen=True)

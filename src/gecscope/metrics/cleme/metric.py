@@ -383,6 +383,13 @@ class _CLEMEBase(Metric[CLEMEStats]):
     """Shared machinery: partition, labelling, weighting and best-reference selection."""
 
     requires = frozenset({"m2", "hypothesis-edits"})
+    sentence_ranges = True
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        # model weighting sends chunks through an encoder in batches (or to an endpoint):
+        # such a system is scored whole, never split into sentence ranges
+        self.sentence_ranges = self.config.weighting not in ("similarity", "llm")
 
     def labels(self, part: ChunkPartition) -> tuple[tuple[str, ...], ...]:
         return classify(part, self.config.assumption)

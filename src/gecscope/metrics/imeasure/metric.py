@@ -112,6 +112,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
 
     name = "imeasure"
     relative_cost = 100.0  # CPU time per system relative to errant's (CoNLL-2014)
+    sentence_ranges = True
     description = "I-measure (Felice & Briscoe 2015): WAcc and Improvement over the source"
     requires = frozenset({"m2"})
 

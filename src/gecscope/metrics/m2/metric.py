@@ -116,6 +116,7 @@ class M2Metric(Metric[M2SentenceStats]):
 
     name = "m2"
     relative_cost = 5.0  # CPU time per system relative to errant's (CoNLL-2014)
+    sentence_ranges = True
     description = "MaxMatch (M2) F-score, m2scorer 3.2 compatible"
     requires = frozenset({"m2"})
 
