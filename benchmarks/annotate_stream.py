@@ -8,7 +8,7 @@ and CPU seconds, pairs per second and the peak resident memory of the run (the l
 process: the main one or a worker).
 
     python benchmarks/annotate_stream.py [--data ../shared/data] [--sizes 10000 100000]
-        [--jobs 1 2]
+        [--jobs 1 2] [--unique-sources]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ PAIRS = [("conll14/submissions/INPUT", f"conll14/submissions/{s}") for s in ("AM
 PAIRS += [(f"jfleg/{d}/{d}.src", f"jfleg/{d}/{d}.ref{k}") for d in ("dev", "test") for k in (0, 1)]
 
 
-def build(data: Path, n: int, src: Path, cor: Path) -> None:
+def build(data: Path, n: int, src: Path, cor: Path, unique: bool = False) -> None:
     pairs = []
     for a, b in PAIRS:
         xs = (data / a).read_text(encoding="utf-8").splitlines()
@@ -36,7 +36,7 @@ def build(data: Path, n: int, src: Path, cor: Path) -> None:
     with open(src, "w", encoding="utf-8") as fs, open(cor, "w", encoding="utf-8") as fc:
         for i in range(n):
             x, y = pairs[i % len(pairs)]
-            copy = i // len(pairs)
+            copy = i if unique else i // len(pairs)
             tag = f" n{copy}" if copy else ""
             fs.write(x + tag + "\n")
             fc.write(y + tag + "\n")
@@ -47,13 +47,18 @@ def main() -> int:
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--unique-sources", action="store_true",
+                    help="number every pair, so no source repeats (by default a copy of the "
+                         "base pairs shares its numbered sources: CoNLL-2014's three systems "
+                         "share INPUT, and one process parses such a source once where two "
+                         "workers may each parse it)")
     args = ap.parse_args()
     print("| pairs | jobs | wall s | CPU s | pairs/s | peak RSS MB |")
     print("|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             src, cor = Path(tmp) / "src.txt", Path(tmp) / "cor.txt"
-            build(Path(args.data), n, src, cor)
+            build(Path(args.data), n, src, cor, args.unique_sources)
             for jobs in args.jobs:
                 # a fresh interpreter per run, so ru_maxrss of the children is this run's
                 probe = ("import resource, subprocess, sys\n"

@@ -6,7 +6,12 @@ cleme and cleme2 against the official two-annotator M2, as ``gecscope evaluate``
 process per ``--jobs`` value. Prints wall and CPU seconds (children included), the speed-up,
 and checks that the JSON reports are identical.
 
-    python benchmarks/evaluate_jobs.py [--data ../shared/data] [--jobs 1 2]
+    python benchmarks/evaluate_jobs.py [--data ../shared/data] [--jobs 1 2] [--ray]
+        [--systems K] [--metrics errant m2 ...]
+
+``--ray`` also runs the largest ``--jobs`` through ``--backend ray`` (a local Ray instance
+with that many CPUs); ``--systems K`` scores the first K outputs only (with one, the ranged
+metrics are cut into sentence ranges so that every worker has work).
 """
 
 from __future__ import annotations
@@ -30,32 +35,40 @@ def main() -> int:
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--metrics", nargs="+", default=list(METRICS))
+    ap.add_argument("--systems", type=int, default=0, help="the first K outputs (0: all)")
+    ap.add_argument("--ray", action="store_true", help="also the largest --jobs through Ray")
     args = ap.parse_args()
     conll = Path(args.data) / "conll14"
     hyps = sorted(str(p) for p in (conll / "submissions").iterdir())
+    if args.systems:
+        hyps = hyps[:args.systems]
+    runs: list[tuple[str, list[str]]] = [(f"--jobs {j}", ["--jobs", str(j)]) for j in args.jobs]
+    if args.ray:
+        top = max(args.jobs)
+        runs.append((f"--jobs {top} --backend ray", ["--jobs", str(top), "--backend", "ray"]))
     reports = {}
     walls = {}
-    print(f"CoNLL-2014: {len(hyps)} systems x {len(args.metrics)} metrics "
+    print(f"CoNLL-2014: {len(hyps)} system(s) x {len(args.metrics)} metrics "
           f"({', '.join(args.metrics)})")
     with tempfile.TemporaryDirectory() as tmp:
-        for jobs in args.jobs:
-            out = Path(tmp) / f"jobs{jobs}.json"
+        for k, (label, extra) in enumerate(runs):
+            out = Path(tmp) / f"run{k}.json"
             argv = [sys.executable, "-m", "gecscope", "evaluate", "-r",
                     str(conll / "official-2014.combined.m2"), "--hyp", *hyps, "-q",
-                    "--jobs", str(jobs), "--json-out", str(out)]
+                    *extra, "--json-out", str(out)]
             for m in args.metrics:
                 argv += ["-m", m]
             with Clock() as c:
                 subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
             report = json.loads(out.read_text(encoding="utf-8"))
             report.pop("created", None)
-            reports[jobs] = report
-            walls[jobs] = c.wall
-            print(f"--jobs {jobs}: {c}")
-    base = args.jobs[0]
-    for jobs in args.jobs[1:]:
-        same = reports[jobs] == reports[base]
-        print(f"--jobs {jobs} vs {base}: speed-up {walls[base] / walls[jobs]:.2f}x (wall), "
+            reports[label] = report
+            walls[label] = c.wall
+            print(f"{label}: {c}", flush=True)
+    base = runs[0][0]
+    for label, _ in runs[1:]:
+        same = reports[label] == reports[base]
+        print(f"{label} vs {base}: speed-up {walls[base] / walls[label]:.2f}x (wall), "
               f"reports {'identical' if same else 'DIFFER'}")
         if not same:
             return 1

@@ -68,7 +68,7 @@ def plan_ranges(n: int, metrics: Sequence[Any], systems: int,
     import math
 
     pairs = len(metrics) * systems
-    plan = []
+    plan: list[tuple[int, int, int, int]] = []
     for m, metric in enumerate(metrics):
         pieces = 1
         if metric.sentence_ranges and n:
