@@ -464,6 +464,31 @@ def test_annotate_jobs_gives_the_same_m2(monkeypatch, tmp_path: Path) -> None:
     assert outs[0] == outs[1] and outs[0].count(b"\nS ") == 11
 
 
+@pytest.mark.requires_spacy
+def test_annotate_jobs_with_recurring_sources(monkeypatch, tmp_path: Path) -> None:
+    """The demo's sources twice, against two systems one after the other (as several systems'
+    outputs of one test set): gathered by source for the workers, written in input order."""
+    pytest.importorskip("errant")
+    from gecscope.alignment import errant as errant_module
+
+    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(errant_module, "CHUNK", 5)
+    src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
+    src.write_bytes((DEMO / "source.txt").read_bytes() * 2)
+    cor.write_bytes((DEMO / "careful.txt").read_bytes() + (DEMO / "rewriter.txt").read_bytes())
+    lines = src.read_text(encoding="utf-8").splitlines()
+    order = errant_module.grouped_order([tuple(x.split()) for x in lines])
+    assert order is not None and order[:2] == [0, len(lines) // 2]
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.m2"
+        assert main(["annotate", "-s", str(src), "-c", str(cor), "--output", str(out),
+                     "--jobs", jobs, "-q"]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\nS ") == 23
+    assert errant_module.grouped_order([("a",), ("b",)]) is None
+
+
 @pytest.mark.slow
 @pytest.mark.requires_spacy
 def test_annotate_jobs_on_conll_and_jfleg(shared_data: Path, tmp_path: Path) -> None:

@@ -40,6 +40,17 @@ def test_annotate_on_ray_equals_one_process(cluster: None, tmp_path: Path, monke
                      str(DEMO / "rewriter.txt"), "--output", str(out), "-q", *extra]) == 0
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] == outs[2] and outs[0].count(b"\n\n") == 12
+    # recurring sources (the demo's twice, careful then rewriter): regrouped for the actors
+    src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
+    src.write_bytes((DEMO / "source.txt").read_bytes() * 2)
+    cor.write_bytes((DEMO / "careful.txt").read_bytes() + (DEMO / "rewriter.txt").read_bytes())
+    twice = []
+    for extra in (["--jobs", "1"], ["--backend", "ray", "--jobs", "2", "--shard-size", "20"]):
+        out = tmp_path / f"twice{len(twice)}.m2"
+        assert main(["annotate", "-s", str(src), "-c", str(cor), "--output", str(out), "-q",
+                     *extra]) == 0
+        twice.append(out.read_bytes())
+    assert twice[0] == twice[1] and twice[0].count(b"\n\n") == 24
 
 
 def test_resume_on_ray_reuses_shards(cluster: None, tmp_path: Path, capsys) -> None:

@@ -293,6 +293,19 @@ def chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]]
         yield list(sources[a:a + size]), [list(c[a:a + size]) for c in corrections]
 
 
+def grouped_order(sources: Sequence[Tokens]) -> list[int] | None:
+    """The sentence indices with every recurring source gathered at its first occurrence
+    (stable), or ``None`` when no source recurs. One process reuses a recurring source's
+    parse from its cache; sent to workers in input order, the occurrences could land in
+    different workers, each parsing it (CoNLL-2014's outputs of several systems, one after
+    the other, cost 20% more CPU on two workers that way)."""
+    first: dict[Tokens, int] = {}
+    keys = [first.setdefault(tuple(s), i) for i, s in enumerate(sources)]
+    if len(first) == len(keys):
+        return None
+    return sorted(range(len(keys)), key=keys.__getitem__)
+
+
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
                       progress: Callable[[int], None] | None = None,
@@ -309,6 +322,10 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
         if len(cor) != n:
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
+    order = grouped_order(sources)
+    if order is not None:  # a recurring source in one chunk: parsed once, by one worker
+        sources = [sources[i] for i in order]
+        corrections = [[c[i] for i in order] for c in corrections]
     tasks = [(lev, merge, src, cors) for src, cors in chunks(sources, corrections)]
     from gecscope._pool import BrokenPool, process_pool
 
@@ -333,4 +350,9 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
         rest = process_annotator(lev, merge).annotate_corpus(
             sources[len(out):], [c[len(out):] for c in corrections], progress=progress)
         out.extend(rest.sentences)
+    if order is not None:
+        restored: list[Sentence] = [out[0]] * n
+        for j, i in enumerate(order):
+            restored[i] = out[j]
+        out = restored
     return Corpus(tuple(out))

@@ -116,33 +116,47 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
 
     def ray_texts() -> Iterator[str]:
         from gecscope import ray_backend
-        from gecscope.alignment.errant import chunks
+        from gecscope.alignment.errant import chunks, grouped_order
+        from gecscope.formats.m2 import format_sentence
 
-        # per shard: (part file, sentences, annotated now, number of jobs); a shard to annotate
-        # goes out in chunks (as with the process pool), so every actor works on every shard
-        pending: list[tuple[Path | None, int, bool, int]] = []
+        # per shard: (part file, sentences, annotated now, number of jobs, order); a shard to
+        # annotate goes out in chunks (as with the process pool), so every actor works on
+        # every shard; with a recurring source the shard is regrouped (as annotate_parallel
+        # does), its sentences come back and are put back in input order here
+        pending: list[tuple[Path | None, int, bool, int, list[int] | None]] = []
 
         def ray_jobs() -> Iterator[tuple[str, Any]]:
             for shard, part, done in plan():
                 if done is not None:
-                    pending.append((part, len(shard[0]), False, 1))
+                    pending.append((part, len(shard[0]), False, 1, None))
                     yield ("echo", done)
                     continue
+                order = grouped_order(shard[0])
+                if order is not None:
+                    shard = [[c[i] for i in order] for c in shard]
                 pieces = list(chunks(shard[0], shard[1:])) or [(shard[0], shard[1:])]
-                pending.append((part, len(shard[0]), True, len(pieces)))
+                pending.append((part, len(shard[0]), True, len(pieces), order))
+                kind = "m2" if order is None else "sentences"
                 for sources, corrections in pieces:
-                    yield ("m2", (sources, corrections))
+                    yield (kind, (sources, corrections))
 
         results = ray_backend.annotate_jobs(ray_jobs(), actors=jobs, address=address, lev=lev,
                                             merge=merge)
         n = 0
-        texts: list[str] = []
+        texts: list[Any] = []
         for text in results:
             texts.append(text)
-            part, size, fresh, n_jobs = pending[n]
+            part, size, fresh, n_jobs, order = pending[n]
             if len(texts) < n_jobs:
                 continue
-            whole = "".join(texts)
+            if order is None:
+                whole = "".join(texts)
+            else:
+                grouped = [s for piece in texts for s in piece]
+                restored = [grouped[0]] * len(grouped)
+                for j, i in enumerate(order):
+                    restored[i] = grouped[j]
+                whole = "".join(format_sentence(s) for s in restored)
             texts = []
             n += 1
             if fresh and part is not None:
