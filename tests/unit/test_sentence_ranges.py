@@ -77,6 +77,14 @@ def test_plain_text_references() -> None:
     data.reference_edits()
     hyps = [Hypothesis.from_file(DEMO / f"{s}.txt") for s in SYSTEMS[:2]]
     _run(data, hyps, ["errant", "gleu", "imeasure", "gotoscorer"])
+    # a range cut before the whole's references were annotated annotates its own
+    fresh = EvalData.from_files([DEMO / "ref0.txt", DEMO / "ref1.txt"], DEMO / "source.txt")
+    part = fresh.subset(4, 9)
+    assert "reference-edits" not in part.cache
+    for name in ("errant", "imeasure"):
+        metric = get_metric(name)()
+        want = metric.evaluate(data, hyps[0]).stats[4:9]
+        assert metric.range_stats(fresh, part, hyps[0].subset(4, 9), 4) == want, name
 
 
 def test_conll14_two_annotators(shared_data: Path) -> None:
