@@ -37,11 +37,26 @@ def main() -> int:
     ap.add_argument("--metrics", nargs="+", default=list(METRICS))
     ap.add_argument("--systems", type=int, default=0, help="the first K outputs (0: all)")
     ap.add_argument("--ray", action="store_true", help="also the largest --jobs through Ray")
+    ap.add_argument("--one-corpus", action="store_true",
+                    help="score the chosen outputs as ONE system on the references repeated "
+                         "as often (one large corpus: the ranged metrics are cut into "
+                         "sentence ranges)")
     args = ap.parse_args()
     conll = Path(args.data) / "conll14"
+    gold = conll / "official-2014.combined.m2"
     hyps = sorted(str(p) for p in (conll / "submissions").iterdir())
     if args.systems:
         hyps = hyps[:args.systems]
+    scratch = tempfile.TemporaryDirectory()
+    if args.one_corpus:
+        folder = Path(scratch.name)
+        m2 = gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
+        (folder / "gold.m2").write_text(m2 * len(hyps), encoding="utf-8")
+        lines = []
+        for h in hyps:
+            lines.extend(Path(h).read_text(encoding="utf-8").rstrip("\n").split("\n"))
+        (folder / "all.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        gold, hyps = folder / "gold.m2", [str(folder / "all.txt")]
     runs: list[tuple[str, list[str]]] = [(f"--jobs {j}", ["--jobs", str(j)]) for j in args.jobs]
     if args.ray:
         top = max(args.jobs)
@@ -54,7 +69,7 @@ def main() -> int:
         for k, (label, extra) in enumerate(runs):
             out = Path(tmp) / f"run{k}.json"
             argv = [sys.executable, "-m", "gecscope", "evaluate", "-r",
-                    str(conll / "official-2014.combined.m2"), "--hyp", *hyps, "-q",
+                    str(gold), "--hyp", *hyps, "-q",
                     *extra, "--json-out", str(out)]
             for m in args.metrics:
                 argv += ["-m", m]
@@ -72,6 +87,7 @@ def main() -> int:
               f"reports {'identical' if same else 'DIFFER'}")
         if not same:
             return 1
+    scratch.cleanup()
     return 0
 
 

@@ -64,7 +64,9 @@ def plan_ranges(n: int, metrics: Sequence[Any], systems: int,
     """``(metric, system, start, stop)`` of every scoring task: each (metric, system) whole,
     or, for metrics with :attr:`~gecscope.metrics.base.Metric.sentence_ranges`, cut into
     ranges of at most :data:`RANGE_MAX` sentences, more when the (metric, system) pairs are
-    too few to give every worker two tasks (not below :data:`RANGE_MIN`)."""
+    too few to give every worker two tasks (not below :data:`RANGE_MIN`). The costliest
+    tasks come first (:attr:`~gecscope.metrics.base.Metric.relative_cost` x sentences), so no
+    worker is left with a long task at the end."""
     import math
 
     pairs = len(metrics) * systems
@@ -77,6 +79,7 @@ def plan_ranges(n: int, metrics: Sequence[Any], systems: int,
         bounds = [n * k // pieces for k in range(pieces + 1)]
         plan.extend((m, h, a, b) for h in range(systems)
                     for a, b in itertools.pairwise(bounds) if a < b or n == 0)
+    plan.sort(key=lambda t: -metrics[t[0]].relative_cost * (t[3] - t[2]))  # stable
     return plan
 
 

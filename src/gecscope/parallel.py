@@ -224,8 +224,6 @@ def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
     metrics, hyps = _checked(metrics, data, hyps)
     needs_edits = any("hypothesis-edits" in m.requires for m in metrics)
     plan = plan_ranges(len(data), metrics, len(hyps), jobs)
-    # the costliest tasks first, so no worker is left with a long task at the end
-    plan.sort(key=lambda t: -metrics[t[0]].relative_cost * (t[3] - t[2]))
     results = _Results(metrics, hyps, plan, progress)
     with process_pool(jobs, len(plan), _init_worker, (data, metrics, hyps)) as pool:
         if pool is not None:
