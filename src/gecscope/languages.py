@@ -67,17 +67,11 @@ class Language:
 
     def versions(self) -> dict[str, str]:
         """Versions of the packages the extractor's output depends on."""
-        from importlib import metadata
+        from gecscope.signature import package_versions
 
         pkgs = {"cherrant": ("pypinyin", "opencc"), "errant": ("errant", "spacy")}.get(
             self.extractor, ("spacy",) if self.spacy_model else ())
-        out = {}
-        for pkg in pkgs:
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
-        return out
+        return package_versions(*pkgs)
 
     def describe(self) -> dict[str, str]:
         """Signature entries: language, tokenisation and extractor (with its model)."""

