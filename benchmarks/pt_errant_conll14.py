@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _clock import Clock
+from gec_metrics_ref import SUBMODULES_ONLY
 
 from gecscope.types import Corpus
 
@@ -37,27 +38,12 @@ DATA = ROOT.parent / "shared" / "data"
 SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
            "UFC", "UMC")
 
-REFERENCE = r"""
-import importlib.util, pathlib, types, time
+REFERENCE = SUBMODULES_ONLY + r"""
+import time
 import torch
 torch.set_num_threads(1)
-# gec_metrics/__init__ imports every metric (LLM clients included); load only PTERRANT's modules
-root = pathlib.Path(importlib.util.find_spec("gec_metrics").submodule_search_locations[0])
-for name in ("gec_metrics", "gec_metrics.metrics"):
-    pkg = types.ModuleType(name)
-    pkg.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-    sys.modules[name] = pkg
-def load(name):
-    spec = importlib.util.spec_from_file_location(
-        name, root.joinpath(*name.split(".")[1:]).with_suffix(".py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-load("gec_metrics.metrics.base")
-load("gec_metrics.metrics.errant")
-BertScore = load("gec_metrics.metrics.bertscore").BertScore
-PTERRANT = load("gec_metrics.metrics.pt_errant").PTERRANT
+from gec_metrics.metrics.bertscore import BertScore
+from gec_metrics.metrics.pt_errant import PTERRANT
 t0, c0 = time.perf_counter(), time.process_time()
 cfg = BertScore.Config(model_type=PAYLOAD["model"], num_layers=PAYLOAD["layer"],
                        rescale_with_baseline=False)

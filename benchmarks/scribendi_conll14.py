@@ -28,19 +28,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _clock import Clock
+from gec_metrics_ref import SUBMODULES_ONLY
 
 DEFAULT_DIR = ROOT.parent / "shared" / "data" / "conll14"
 SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",
            "UFC", "UMC")
 
-REFERENCE = """
-import importlib.util, types, time
-# gec_metrics/__init__ imports every metric (LLM clients included); load only Scribendi's module
-_root = importlib.util.find_spec("gec_metrics").submodule_search_locations[0]
-for _name, _path in (("gec_metrics", _root), ("gec_metrics.metrics", _root + "/metrics")):
-    _mod = types.ModuleType(_name)
-    _mod.__path__ = [_path]
-    sys.modules[_name] = _mod
+REFERENCE = SUBMODULES_ONLY + """
+import time
 import torch
 torch.set_num_threads(PAYLOAD["threads"])
 from gec_metrics.metrics.scribendi import Scribendi

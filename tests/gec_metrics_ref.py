@@ -40,6 +40,22 @@ spacy.load = _load
 """
 
 
+#: Script text to put first in a script that imports single gec-metrics modules: the package
+#: ``gec_metrics`` and its ``metrics`` and ``cli`` sub-packages become empty packages, so
+#: ``from gec_metrics.metrics.some import SOME`` runs that module and what it imports, not the
+#: package ``__init__`` files, which import every metric (LLM clients included) and the
+#: meta-evaluation: seconds of start-up, and libraries these scripts do not need.
+SUBMODULES_ONLY = """
+import importlib.util as _util, types as _types
+_root = _util.find_spec("gec_metrics").submodule_search_locations[0]
+for _name, _sub in (("gec_metrics", ""), ("gec_metrics.metrics", "/metrics"),
+                    ("gec_metrics.cli", "/cli")):
+    _pkg = _types.ModuleType(_name)
+    _pkg.__path__ = [_root + _sub]
+    sys.modules[_name] = _pkg
+"""
+
+
 def gec_metrics_python() -> Path:
     """The interpreter of the gec-metrics venv; skips the calling test when it is absent."""
     env = os.environ.get("GECSCOPE_GEC_METRICS_PYTHON")

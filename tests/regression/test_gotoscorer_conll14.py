@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gec_metrics_ref import run_gec_metrics
+from gec_metrics_ref import SUBMODULES_ONLY, run_gec_metrics
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.gotoscorer import GoToScorerMetric, compute_weights
@@ -32,26 +32,12 @@ pytestmark = pytest.mark.requires_spacy
 #: gec-metrics' side: PAYLOAD = {"sets": {name: {"src", "refs", "systems", "ref1"}},
 #: "example": {...}}; prints, per set, the weight file its generator writes, every system's
 #: weighted (that file) and unweighted scores, and the given systems against reference 1.
-GEC_METRICS_SCRIPT = r"""
-import importlib.util, pathlib, sys, tempfile, time, types
-root = pathlib.Path(importlib.util.find_spec("gec_metrics").submodule_search_locations[0])
-for name in ("gec_metrics", "gec_metrics.metrics", "gec_metrics.cli"):
-    pkg = types.ModuleType(name)
-    pkg.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-    sys.modules[name] = pkg
-def load(name):
-    spec = importlib.util.spec_from_file_location(
-        name, root.joinpath(*name.split(".")[1:]).with_suffix(".py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+GEC_METRICS_SCRIPT = SUBMODULES_ONLY + r"""
+import importlib, pathlib, tempfile, time
 import errant
 _errant_load, _errant = errant.load, {}
 errant.load = lambda lang, nlp=None: _errant.setdefault(lang, _errant_load(lang, nlp))
-load("gec_metrics.metrics.base")
-load("gec_metrics.metrics.errant")
-_GoToScorer = load("gec_metrics.metrics.gotoscorer").GoToScorer
+from gec_metrics.metrics.gotoscorer import GoToScorer as _GoToScorer
 PARSES, EDITS = {}, {}
 
 class GoToScorer(_GoToScorer):  # gec-metrics' class, sharing ERRANT's caches
@@ -60,7 +46,7 @@ class GoToScorer(_GoToScorer):  # gec-metrics' class, sharing ERRANT's caches
         self.cache_parse, self.cache_annotate = PARSES, EDITS
 
 sys.modules["gec_metrics.metrics"].GoToScorer = GoToScorer
-gen = load("gec_metrics.cli.gen_gotoscorer_weight")
+gen = importlib.import_module("gec_metrics.cli.gen_gotoscorer_weight")
 
 def verbose(scorer, src, hyp, refs):
     v = scorer.score_corpus_verbose(src, hyp, refs)

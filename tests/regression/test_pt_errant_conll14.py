@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gec_metrics_ref import run_gec_metrics
+from gec_metrics_ref import SUBMODULES_ONLY, run_gec_metrics
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import parse_m2
@@ -34,26 +34,11 @@ pytestmark = [pytest.mark.requires_spacy, pytest.mark.slow]
 #: "src", "refs", "systems": {name: lines}}]}; prints per run and system the corpus counts and
 #: scores and the sentence scores. Only the modules PTERRANT needs are loaded (the package
 #: ``__init__`` imports every model-based metric).
-GEC_METRICS_SCRIPT = r"""
-import importlib.util, pathlib, sys, types
+GEC_METRICS_SCRIPT = SUBMODULES_ONLY + r"""
 import torch
 torch.set_num_threads(1)
-root = pathlib.Path(importlib.util.find_spec("gec_metrics").submodule_search_locations[0])
-for name in ("gec_metrics", "gec_metrics.metrics"):
-    pkg = types.ModuleType(name)
-    pkg.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-    sys.modules[name] = pkg
-def load(name):
-    spec = importlib.util.spec_from_file_location(
-        name, root.joinpath(*name.split(".")[1:]).with_suffix(".py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-load("gec_metrics.metrics.base")
-load("gec_metrics.metrics.errant")
-BertScore = load("gec_metrics.metrics.bertscore").BertScore
-PTERRANT = load("gec_metrics.metrics.pt_errant").PTERRANT
+from gec_metrics.metrics.bertscore import BertScore
+from gec_metrics.metrics.pt_errant import PTERRANT
 out = []
 for run in PAYLOAD["runs"]:
     base = run["baseline_path"]

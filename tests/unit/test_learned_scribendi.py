@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gec_metrics_ref import run_gec_metrics
+from gec_metrics_ref import SUBMODULES_ONLY, run_gec_metrics
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -262,14 +262,7 @@ def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory,
     return build_tiny_gpt2(tmp_path_factory.mktemp("scribendi") / "tiny-gpt2", texts, seed=3)
 
 
-REFERENCE_SCRIPT = """
-import importlib.util, types
-# gec_metrics/__init__ imports every metric (LLM clients included); load only Scribendi's module
-_root = importlib.util.find_spec("gec_metrics").submodule_search_locations[0]
-for _name, _path in (("gec_metrics", _root), ("gec_metrics.metrics", _root + "/metrics")):
-    _mod = types.ModuleType(_name)
-    _mod.__path__ = [_path]
-    sys.modules[_name] = _mod
+REFERENCE_SCRIPT = SUBMODULES_ONLY + """
 import torch
 from gec_metrics.metrics.scribendi import Scribendi
 

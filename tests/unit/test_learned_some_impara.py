@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from gec_metrics_ref import run_gec_metrics
+from gec_metrics_ref import SUBMODULES_ONLY, run_gec_metrics
 from learned_models import (
     N_CONLL,
     build_bert,
@@ -79,14 +79,7 @@ def evaluate(metric: Any, corpus: tuple[list[str], list[str]]) -> Any:
 
 
 #: gec-metrics' own SOME and IMPARA modules, imported without the package's __init__ files
-#: (which import every metric and the meta-evaluation: seconds of start-up for nothing)
-IMPORT = """
-import importlib.util, types
-_root = importlib.util.find_spec("gec_metrics").submodule_search_locations[0]
-for _name, _path in (("gec_metrics", _root), ("gec_metrics.metrics", _root + "/metrics")):
-    _mod = types.ModuleType(_name)
-    _mod.__path__ = [_path]
-    sys.modules[_name] = _mod
+IMPORT = SUBMODULES_ONLY + """
 import torch
 torch.nn.Module.cuda = lambda self, *a, **k: self  # SOME.__init__ calls .cuda() regardless
 from gec_metrics.metrics.impara import IMPARA
