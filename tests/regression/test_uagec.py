@@ -36,12 +36,14 @@ def test_sizes(test_set: UAGECData) -> None:
     assert d.annotators == (1, 2)
     assert len(d.documents) == 166
     assert len(d) == len(d.doc_ids) == len(d.sentence_index) == 2696
-    assert [len(r) for r in d.references] == [2696, 2696]
+    reference_lengths = [len(r) for r in d.references]
+    assert reference_lengths == [2696, 2696]
     assert d.skipped_docs == () and d.skipped_sentences == 0
     assert d.documents == sorted(d.documents)
     assert d.doc_ids[:1] == ["0002"] and d.sentence_index[:2] == [0, 1]
     fluency = load_uagec("test", "gec-fluency")
-    assert (len(fluency.documents), len(fluency)) == (166, 2690)
+    assert len(fluency.documents) == 166
+    assert len(fluency) == 2690
 
 
 def test_train_keeps_doubly_annotated_documents() -> None:
@@ -52,7 +54,8 @@ def test_train_keeps_doubly_annotated_documents() -> None:
     # 1749 items = 1706 documents + 43 second annotations: annotator 1 did every document, so
     # its sentences are the README's 31,037 unique train source sentences
     first = load_uagec("train", annotators=[1])
-    assert (len(first.documents), len(first)) == (1706, 31037)
+    assert len(first.documents) == 1706
+    assert len(first) == 31037
 
 
 def test_bad_arguments() -> None:

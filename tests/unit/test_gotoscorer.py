@@ -60,7 +60,8 @@ def well_formed(out: list[Chunk], n: int) -> None:
     slots = [c.start for c in out if c.start == c.end]
     assert sorted(slots) == sorted(set(slots))  # one per boundary
     assert set(slots) == set(range(n + 1)) - inside
-    assert [c.start for c in out] == sorted(c.start for c in out)
+    starts = [c.start for c in out]
+    assert starts == sorted(starts)
 
 
 @st.composite
