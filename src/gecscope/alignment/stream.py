@@ -116,7 +116,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
 
     def ray_texts() -> Iterator[str]:
         from gecscope import ray_backend
-        from gecscope.alignment.errant import chunks, grouped_order
+        from gecscope.alignment.errant import chunks, grouped_order, ungrouped
         from gecscope.formats.m2 import format_sentence
 
         # per shard: (part file, sentences, annotated now, number of jobs, order); a shard to
@@ -153,10 +153,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                 whole = "".join(texts)
             else:
                 grouped = [s for piece in texts for s in piece]
-                restored = [grouped[0]] * len(grouped)
-                for j, i in enumerate(order):
-                    restored[i] = grouped[j]
-                whole = "".join(format_sentence(s) for s in restored)
+                whole = "".join(format_sentence(s) for s in ungrouped(grouped, order))
             texts = []
             n += 1
             if fresh and part is not None:
