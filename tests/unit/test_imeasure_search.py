@@ -257,3 +257,26 @@ def test_array_programme_over_regions_equals_the_dict_programme(big: bool) -> No
                 table.setdefault(key, (w, tuple(rng.choice("ab") for _ in range(2))))
             tables.append(table)
         assert _combine_numpy(numpy, tables) == _combine_python(tables)
+
+
+def test_sentence_statistics_pickle_compactly_and_exactly() -> None:
+    # statistics travel from workers to the driver: the compact form (counts as one integer
+    # array) must give back equal options, the witnesses and references included
+    import pickle
+
+    from gecscope.metrics.imeasure.metric import IMeasureSentence
+
+    words = [f"w{i}" for i in range(24)]  # 8 optional one-token errors
+    errors = tuple(Error(str(i), "T", False, (Alternative("0", (Correction(3 * i + 1, 3 * i + 2,
+                                                                            f"x{i}"),)),))
+                   for i in range(8))
+    hyp = list(words)
+    hyp[4], hyp[10] = "x1", "x3"
+    opts = decomposed_options(GoldSentence("1", " ".join(words), 2, errors), hyp)
+    assert opts is not None
+    stats = [IMeasureSentence(tuple(opts), len(opts) - 1),
+             IMeasureSentence(tuple(exhaustive_options(*_swap_case(3))), 0)]
+    back = pickle.loads(pickle.dumps(stats, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == stats
+    assert [s.reference for s in back] == [s.reference for s in stats]
+    assert len(opts) > 1 and sum(len(s.options) for s in back) == sum(len(s.options) for s in stats)

@@ -21,6 +21,7 @@ See docs/imeasure.md.
 from __future__ import annotations
 
 import warnings
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ from gecscope.metrics.imeasure.core import (
 )
 from gecscope.metrics.imeasure.search import (
     Option,
+    Witness,
     decomposed_options,
     exhaustive_options,
     n_candidates_upper,
@@ -68,6 +70,30 @@ class IMeasureSentence:
     @property
     def reference(self) -> Tokens:
         return self.options[self.best].reference
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """A compact pickle (statistics travel from workers and Ray actors to the driver): the
+        options' counts as one array of machine integers, their witnesses and pieces as plain
+        tuples. A sentence can have 10^5 options; field-by-field pickling of the dataclasses
+        took three times as long to write and twice as long to read."""
+        flat = array("q")
+        for o in self.options:
+            c = o.counts
+            flat.extend((c.tp_d, c.tp_c, c.tn, c.fp_d, c.fn_d, c.tn_b, c.fn_b))
+        return (_unpickle_sentence, (self.best, flat.tobytes(),
+                                     tuple(o.witness for o in self.options),
+                                     tuple(o.pieces for o in self.options)))
+
+
+def _unpickle_sentence(best: int, counts: bytes, witnesses: tuple[Witness, ...],
+                       pieces: tuple[tuple[Tokens, ...], ...]) -> IMeasureSentence:
+    """The inverse of :meth:`IMeasureSentence.__reduce__`."""
+    flat = array("q")
+    flat.frombytes(counts)
+    cells = len(IMeasureCounts.__dataclass_fields__)
+    options = tuple(Option(IMeasureCounts(*flat[k * cells:(k + 1) * cells]), w, p)
+                    for k, (w, p) in enumerate(zip(witnesses, pieces, strict=True)))
+    return IMeasureSentence(options, best)
 
 
 def warn_without_kernel() -> None:
