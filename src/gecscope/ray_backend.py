@@ -1,12 +1,12 @@
 """The Ray backend (``--backend ray``): annotation and scoring on a Ray cluster.
 
-Work goes to a pool of stateful actors (:class:`ray.util.ActorPool`): each actor loads spaCy
-(and any metric's model) once and keeps it for every task it is given. Tasks are the same as
-those of the local process pool (:mod:`gecscope.parallel`): shards of sentence pairs for
-annotation, (metric, system) pairs or sentence ranges of them for scoring (the corpus score
-aggregated on the driver from the ranges' statistics); results come back in input order, so the
-output is identical to a single process's. The driver streams the input shard by shard and
-keeps at most two tasks per actor in flight, so its memory does not grow with the corpus.
+Work goes to a pool of stateful actors: each actor loads spaCy (and any metric's model) once,
+keeps it for every task it is given, and takes the next task as soon as it has finished one.
+Tasks are the same as those of the local process pool (:mod:`gecscope.parallel`): shards of
+sentence pairs for annotation, (metric, system) pairs or sentence ranges of them for scoring
+(the corpus score aggregated on the driver from the ranges' statistics); results come back in
+input order, so the output is identical to a single process's. The driver streams the input shard by shard and
+keeps at most a few tasks per actor in flight, so its memory does not grow with the corpus.
 
 ``address`` is ``None`` (start a local Ray instance with ``actors`` CPUs), ``"auto"`` (the
 cluster this machine belongs to, e.g. after ``ray start --head``) or ``HOST:PORT``. On an
@@ -55,19 +55,10 @@ class _Annotator:
         self.annotator = ErrantAnnotator(lev=lev, merge=merge)
 
     def annotate(self, job: tuple[str, Any]) -> Any:
-        """``("m2", shard)``: the shard's M2 text; ``("sentences", shard)``: its annotated
-        sentences; ``("echo", text)``: the text (a shard reused from an earlier run, passed
-        through to keep the order)."""
-        from gecscope.formats.m2 import format_sentence
+        """One job of :func:`gecscope.alignment.stream.run_job`."""
+        from gecscope.alignment.stream import run_job
 
-        kind, payload = job
-        if kind == "echo":
-            return payload
-        sources, corrections = payload
-        corpus = self.annotator.annotate_corpus(sources, corrections)
-        if kind == "sentences":
-            return corpus.sentences
-        return "".join(format_sentence(s) for s in corpus)
+        return run_job(self.annotator, job)
 
 
 class _Scorer:
@@ -85,34 +76,58 @@ class _Scorer:
 
 def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
              in_flight: int) -> Iterator[Any]:
-    """Results of ``actor.method(item)`` in input order, at most ``in_flight`` tasks ahead of
-    the consumer (a streaming input). When reading the input fails, the tasks already sent
-    are still delivered before the error (so a resumable run keeps their shards); the actors
-    are released in every case."""
-    from ray.util import ActorPool
+    """Results of ``actor.method(item)`` in input order, with at most ``in_flight`` items
+    sent but not yet yielded (a streaming input keeps the driver's memory bounded).
 
-    pool = ActorPool(actors)
-    pending = 0
-    try:
-        it = iter(items)
-        while True:
+    An actor takes the next item as soon as it has finished its last one, whatever the order
+    results are yielded in (:class:`ray.util.ActorPool` frees an actor only when its result
+    is consumed in order, so one long task left the other actors idle behind it). When
+    reading the input fails, the results of the items already sent are still delivered
+    before the error (so a resumable run keeps their shards); the actors are released in
+    every case."""
+    idle = list(actors)
+    running: dict[Any, tuple[int, Any]] = {}  # future -> (item index, actor)
+    ready: dict[int, Any] = {}
+    sent = yielded = 0
+    failure: BaseException | None = None
+    ended = False
+    it = iter(items)
+
+    def dispatch() -> None:
+        nonlocal sent, failure, ended
+        while not ended and idle and sent - yielded < in_flight:
             try:
                 item = next(it)
             except StopIteration:
+                ended = True
+                return
+            except BaseException as exc:  # noqa: BLE001 - raised after the sent are delivered
+                failure, ended = exc, True
+                return
+            actor = idle.pop()
+            running[getattr(actor, method).remote(item)] = (sent, actor)
+            sent += 1
+
+    try:
+        while True:
+            dispatch()
+            if yielded in ready:
+                yield ready.pop(yielded)
+                yielded += 1
+                continue
+            if not running:
                 break
-            except BaseException:
-                while pending:
-                    yield pool.get_next()
-                    pending -= 1
-                raise
-            pool.submit(lambda actor, v: getattr(actor, method).remote(v), item)
-            pending += 1
-            if pending >= in_flight:
-                yield pool.get_next()
-                pending -= 1
-        while pending:
-            yield pool.get_next()
-            pending -= 1
+            done, _ = ray.wait(list(running), num_returns=1)
+            finished = []
+            for future in done:
+                index, actor = running.pop(future)
+                idle.append(actor)  # free at once: its result waits in the object store
+                finished.append((index, future))
+            dispatch()  # so the actors work while this process deserialises the results
+            for index, future in finished:
+                ready[index] = ray.get(future)
+        if failure is not None:
+            raise failure
     finally:
         for actor in actors:
             ray.kill(actor)
@@ -122,10 +137,12 @@ def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str 
                   lev: bool = False, merge: str = "rules") -> Iterator[Any]:
     """The result of each job (see :meth:`_Annotator.annotate`), in order, from ``actors``
     Ray actors."""
+    from gecscope._pool import IN_FLIGHT
+
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Annotator)
     pool = [cls.remote(lev, merge) for _ in range(actors)]
-    yield from _ordered(ray, pool, "annotate", jobs, 2 * actors)
+    yield from _ordered(ray, pool, "annotate", jobs, IN_FLIGHT * actors)
 
 
 def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
@@ -137,7 +154,8 @@ def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
     cls = ray.remote(num_cpus=1)(_Scorer)
     ref = ray.put(data)
     pool = [cls.remote(ref, list(metrics), list(hyps)) for _ in range(min(actors, len(tasks)))]
-    yield from _ordered(ray, pool, "score", tasks, 2 * actors)
+    # every task may be sent at once: the driver keeps every result anyway (to aggregate)
+    yield from _ordered(ray, pool, "score", tasks, len(tasks))
 
 
 # --------------------------------------------------------------------------- sharded corpora
