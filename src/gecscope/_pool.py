@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool as BrokenPool
 from contextlib import contextmanager
 from typing import Any
@@ -46,6 +46,44 @@ def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None 
         print(f"gecscope: warning: worker processes failed ({exc}); running in one process",
               file=sys.stderr)
 
+
+
+#: Tasks a streaming run keeps submitted ahead of the one it waits for, per worker: enough
+#: that no worker waits while the driver writes results, few enough to bound memory.
+IN_FLIGHT = 4
+
+
+def ordered_map(executor: Any, fn: Callable[[Any], Any], items: Iterable[Any],
+                in_flight: int) -> Iterator[Any]:
+    """``fn(item)`` for every item on ``executor``, results in input order, with at most
+    ``in_flight`` items submitted and not yet yielded (``executor.map`` would read a streamed
+    input to its end first). When reading the input fails, the results of the items already
+    submitted are yielded before the error is raised (a resumable run keeps their output)."""
+    from collections import deque
+
+    futures: deque[Any] = deque()
+    it = iter(items)
+    failure: BaseException | None = None
+    ended = False
+    try:
+        while True:
+            while not ended and len(futures) < in_flight:
+                try:
+                    item = next(it)
+                except StopIteration:
+                    ended = True
+                except BaseException as exc:  # noqa: BLE001 - raised once the submitted are delivered
+                    failure, ended = exc, True
+                else:
+                    futures.append(executor.submit(fn, item))
+            if not futures:
+                break
+            yield futures.popleft().result()
+        if failure is not None:
+            raise failure
+    finally:
+        for future in futures:
+            future.cancel()
 
 
 #: Sentences per scoring task at most when a metric may be split into sentence ranges

@@ -34,13 +34,21 @@ def test_shard_size_does_not_change_the_m2(tmp_path: Path) -> None:
     assert outs[0].count(b"\n\n") == 12 and b"A 0 1|||" in outs[0]
 
 
-def test_resume_reuses_finished_shards_after_a_failure(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_resume_reuses_finished_shards_after_a_failure(jobs: str, tmp_path: Path, capsys,
+                                                       monkeypatch) -> None:
+    # with --jobs 2 the shards go through the workers' pipeline (jobs of 2 pairs), which
+    # must finish and keep the shards read before the bad one
+    from gecscope.alignment import errant as errant_module
+
+    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(errant_module, "CHUNK", 2)
     assert _annotate(tmp_path / "whole.m2", "-q") == 0
     lines = (DEMO / "careful.txt").read_bytes().split(b"\n")
     bad = tmp_path / "careful.txt"
     bad.write_bytes(b"\n".join(lines[:10] + [b"caf\xe9", *lines[11:]]))  # line 11: Latin-1
     out = tmp_path / "run.m2"
-    assert _annotate(out, "--shard-size", "2", "--resume", cor=bad) == 65
+    assert _annotate(out, "--shard-size", "2", "--resume", "--jobs", jobs, cor=bad) == 65
     err = capsys.readouterr().err
     assert f"{bad}:11" in err and "UTF-8" in err
     assert not out.exists()  # nothing half-written
@@ -48,7 +56,7 @@ def test_resume_reuses_finished_shards_after_a_failure(tmp_path: Path, capsys) -
     kept = [p.name[:12] for p in parts]
     assert kept == [f"shard-{i:06d}" for i in range(5)]
     bad.write_bytes((DEMO / "careful.txt").read_bytes())  # the input fixed: shard 6 changes
-    assert _annotate(out, "--shard-size", "2", "--resume", cor=bad) == 0
+    assert _annotate(out, "--shard-size", "2", "--resume", "--jobs", jobs, cor=bad) == 0
     assert "5 shard(s) reused" in capsys.readouterr().err
     assert out.read_bytes() == (tmp_path / "whole.m2").read_bytes()
     assert not (tmp_path / "run.m2.parts").exists()

@@ -1,10 +1,14 @@
 """ERRANT annotation of corpora larger than memory, resumable after an interruption.
 
 The parallel files are read ``shard_size`` lines at a time (:func:`~gecscope.formats.plain.
-iter_token_shards`), each shard is annotated (on the worker processes of one pool kept for the
-whole run) and its M2 text streamed into the output, which is written atomically: an
-interrupted run leaves no partial output. Peak memory depends on the shard size and the
-annotator's bounded caches, not on the corpus size.
+iter_token_shards`), each shard is annotated and its M2 text streamed into the output, which
+is written atomically: an interrupted run leaves no partial output. Peak memory depends on the
+shard size and the annotator's bounded caches, not on the corpus size.
+
+With several workers (a process pool kept for the whole run, or Ray actors) the shards flow
+through one pipeline: each is cut into jobs (:func:`shard_jobs`), a few jobs per worker are
+kept submitted ahead (so no worker waits at a shard's end or while the driver writes), the
+workers write the M2 and the driver joins it in order (:func:`assembled`).
 
 With a ``resume_dir`` every finished shard is also kept there as ``shard-<n>-<digest>.m2``,
 where the digest covers the shard's input lines and the options. A rerun reuses every shard
@@ -15,9 +19,11 @@ is annotated afresh, never mixed in), and deletes the folder after the output is
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +58,110 @@ def count_lines(path: PathLike) -> int | None:
     return n + (last != b"\n")
 
 
+@dataclass
+class _Shard:
+    """A shard on its way through the workers: its input lines (every file, input order),
+    the file that keeps it with ``--resume``, its M2 text when an earlier run finished it,
+    the sentences of each job it was sent as and, when its sentences were regrouped by
+    source, the order they were sent in."""
+
+    lines: list[list[Tokens]]
+    part: Path | None
+    done: str | None
+    sizes: list[int] = field(default_factory=list)  # sentences per job
+    order: list[int] | None = None
+
+
+def shard_jobs(shards: Iterable[tuple[list[list[Tokens]], Path | None, str | None]],
+               pending: deque[_Shard]) -> Iterator[tuple[str, Any]]:
+    """The jobs of every shard (see :func:`run_job`), appending each shard to ``pending``.
+
+    A shard to annotate is cut into chunks (:func:`~gecscope.alignment.errant.chunks`), so
+    every worker has a part of every shard; a shard in which a source recurs is first
+    regrouped by source (:func:`~gecscope.alignment.errant.grouped_order`: each recurring
+    source parsed once, by one worker) and its sentences' M2 come back one by one, to be put
+    back in input order. A shard finished by an earlier run is passed through (``echo``), so
+    results keep their order."""
+    from gecscope.alignment.errant import chunks, grouped_order
+
+    for lines, part, done in shards:
+        if done is not None:
+            pending.append(_Shard(lines, part, done, [len(lines[0])]))
+            yield ("echo", done)
+            continue
+        order = grouped_order(lines[0])
+        sent = lines if order is None else [[c[i] for i in order] for c in lines]
+        pieces = list(chunks(sent[0], sent[1:])) or [(sent[0], sent[1:])]
+        pending.append(_Shard(lines, part, None, [len(p[0]) for p in pieces], order))
+        kind = "m2" if order is None else "m2-sentences"
+        for sources, corrections in pieces:
+            yield (kind, (sources, corrections))
+
+
+def run_job(annotator: Any, job: tuple[str, Any]) -> Any:
+    """One job of a worker or Ray actor: ``("m2", (sources, corrections))`` gives the chunk's
+    M2 text, ``"m2-sentences"`` its sentences' M2 one by one, ``"sentences"`` the annotated
+    sentences themselves; ``("echo", text)`` gives ``text`` back. M2 is written by the worker
+    (the driver only joins texts: it shares the cores with the workers)."""
+    from gecscope.formats.m2 import format_sentence
+
+    kind, payload = job
+    if kind == "echo":
+        return payload
+    corpus = annotator.annotate_corpus(*payload)
+    if kind == "sentences":
+        return corpus.sentences
+    texts = [format_sentence(s) for s in corpus]
+    return texts if kind == "m2-sentences" else "".join(texts)
+
+
+def pool_job(task: tuple[bool, str, tuple[str, Any]]) -> Any:
+    """:func:`run_job` in a worker process (its annotator loaded once per process)."""
+    from gecscope.alignment.errant import process_annotator
+
+    lev, merge, job = task
+    return run_job(process_annotator(lev, merge), job)
+
+
+def assembled(results: Iterable[Any], pending: deque[_Shard],
+              progress: Callable[[int], None] | None) -> Iterator[str]:
+    """Each shard's M2 text from the results of its jobs (in job order), written to its
+    ``--resume`` file when annotated now; a shard leaves ``pending`` once it is whole."""
+    from gecscope.alignment.errant import ungrouped
+
+    got: list[Any] = []
+    for result in results:
+        shard = pending[0]
+        if progress is not None:
+            progress(shard.sizes[len(got)])
+        got.append(result)
+        if len(got) < len(shard.sizes):
+            continue
+        if shard.done is not None:
+            text = shard.done
+        else:
+            if shard.order is None:
+                text = "".join(got)
+            else:
+                text = "".join(ungrouped([t for piece in got for t in piece], shard.order))
+            if shard.part is not None:
+                atomic_write(shard.part, [text])
+        got = []
+        pending.popleft()
+        yield text
+
+
+def annotate_here(lines: list[list[Tokens]], lev: bool, merge: str,
+                  progress: Callable[[int], None] | None) -> str:
+    """A shard's M2 text, annotated in this process."""
+    from gecscope.alignment.errant import process_annotator
+    from gecscope.formats.m2 import format_sentence
+
+    corpus = process_annotator(lev, merge).annotate_corpus(lines[0], lines[1:],
+                                                           progress=progress)
+    return "".join(format_sentence(s) for s in corpus)
+
+
 def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                     lev: bool = False, merge: str = "rules", shard_size: int = SHARD_SIZE,
                     resume_dir: PathLike | None = None,
@@ -60,9 +170,8 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     """Annotate ``paths[0]`` (sources) against the corrected files ``paths[1:]`` into the M2
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
     sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
-    from gecscope._pool import process_pool
-    from gecscope.alignment.errant import PARALLEL_MIN, annotate_parallel, process_annotator
-    from gecscope.formats.m2 import format_sentence
+    from gecscope._pool import IN_FLIGHT, ordered_map, process_pool
+    from gecscope.alignment.errant import PARALLEL_MIN
     from gecscope.formats.plain import iter_token_shards
 
     if backend not in ("local", "ray"):
@@ -89,78 +198,53 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             yield shard, part, done
 
     def texts() -> Iterator[str]:
-        with ExitStack() as stack:
-            pool: Any = None
-            started = False  # a pool that cannot start is not asked for again
-            for shard, part, done in plan():
-                sources, corrections = shard[0], shard[1:]
-                if done is not None:
-                    if progress is not None:
-                        progress(len(sources))
-                    yield done
-                    continue
-                big = jobs > 1 and len(sources) * max(1, len(corrections)) >= PARALLEL_MIN
-                if big and not started:
-                    pool = stack.enter_context(process_pool(jobs, jobs))
-                    started = True
-                if big and pool is not None:
-                    corpus = annotate_parallel(sources, corrections, jobs=jobs, lev=lev,
-                                               merge=merge, progress=progress, pool=pool)
-                else:
-                    corpus = process_annotator(lev, merge).annotate_corpus(
-                        sources, corrections, progress=progress)
-                text = "".join(format_sentence(s) for s in corpus)
+        # the first shards, until they hold enough pairs to pay for worker processes
+        shards = plan()
+        head, pairs = [], 0
+        failure: Exception | None = None
+        try:
+            for item in shards:
+                head.append(item)
+                if item[2] is None:
+                    pairs += len(item[0][0]) * max(1, len(item[0]) - 1)
+                if pairs >= PARALLEL_MIN:
+                    break
+        except Exception as exc:  # noqa: BLE001 - an unreadable shard: raised after those before
+            failure = exc
+
+        def rest() -> Iterator[tuple[list[list[Tokens]], Path | None, str | None]]:
+            if failure is not None:
+                raise failure
+            yield from shards
+
+        stream = itertools.chain(head, rest())
+        if jobs > 1 and pairs >= PARALLEL_MIN:
+            pending: deque[_Shard] = deque()
+            with process_pool(jobs, jobs) as pool:
+                if pool is not None:
+                    tasks = ((lev, merge, job) for job in shard_jobs(stream, pending))
+                    yield from assembled(ordered_map(pool, pool_job, tasks, IN_FLIGHT * jobs),
+                                         pending, progress)
+                    return
+            # the workers could not start or one broke (process_pool warned): the shards
+            # not yet written, and the rest, in this process
+            stream = itertools.chain([(s.lines, s.part, s.done) for s in pending], stream)
+        for shard, part, done in stream:
+            if done is None:
+                done = annotate_here(shard, lev, merge, progress)
                 if part is not None:
-                    atomic_write(part, [text])
-                yield text
+                    atomic_write(part, [done])
+            elif progress is not None:
+                progress(len(shard[0]))
+            yield done
 
     def ray_texts() -> Iterator[str]:
         from gecscope import ray_backend
-        from gecscope.alignment.errant import chunks, grouped_order, ungrouped
-        from gecscope.formats.m2 import format_sentence
 
-        # per shard: (part file, sentences, annotated now, number of jobs, order); a shard to
-        # annotate goes out in chunks (as with the process pool), so every actor works on
-        # every shard; with a recurring source the shard is regrouped (as annotate_parallel
-        # does), its sentences come back and are put back in input order here
-        pending: list[tuple[Path | None, int, bool, int, list[int] | None]] = []
-
-        def ray_jobs() -> Iterator[tuple[str, Any]]:
-            for shard, part, done in plan():
-                if done is not None:
-                    pending.append((part, len(shard[0]), False, 1, None))
-                    yield ("echo", done)
-                    continue
-                order = grouped_order(shard[0])
-                if order is not None:
-                    shard = [[c[i] for i in order] for c in shard]
-                pieces = list(chunks(shard[0], shard[1:])) or [(shard[0], shard[1:])]
-                pending.append((part, len(shard[0]), True, len(pieces), order))
-                kind = "m2" if order is None else "sentences"
-                for sources, corrections in pieces:
-                    yield (kind, (sources, corrections))
-
-        results = ray_backend.annotate_jobs(ray_jobs(), actors=jobs, address=address, lev=lev,
-                                            merge=merge)
-        n = 0
-        texts: list[Any] = []
-        for text in results:
-            texts.append(text)
-            part, size, fresh, n_jobs, order = pending[n]
-            if len(texts) < n_jobs:
-                continue
-            if order is None:
-                whole = "".join(texts)
-            else:
-                grouped = [s for piece in texts for s in piece]
-                whole = "".join(format_sentence(s) for s in ungrouped(grouped, order))
-            texts = []
-            n += 1
-            if fresh and part is not None:
-                atomic_write(part, [whole])
-            if progress is not None:
-                progress(size)
-            yield whole
+        pending: deque[_Shard] = deque()
+        results = ray_backend.annotate_jobs(shard_jobs(plan(), pending), actors=jobs,
+                                            address=address, lev=lev, merge=merge)
+        yield from assembled(results, pending, progress)
 
     atomic_write(output, ray_texts() if backend == "ray" else texts())
     if folder is not None:
