@@ -4,8 +4,12 @@
 Builds corpora of N distinct sentence pairs from the shared data (CoNLL-2014 INPUT with AMU,
 CAMB and CUUI, JFLEG dev and test with their references; each copy made distinct by a
 numbered token at the end of both sides), annotates each in a child process and prints wall
-and CPU seconds, pairs per second and the peak resident memory of the run (the largest
-process: the main one or a worker).
+and CPU seconds (the driver and its workers), the driver's own CPU seconds, pairs per second
+and the peak resident memory of the run (the largest process: the main one or a worker).
+
+With more ``--jobs`` than cores the wall time says nothing, but the CPU seconds still do: work
+repeated in every worker would grow them with the worker count, and the driver's share bounds
+the speed-up on more cores (Amdahl's law).
 
     python benchmarks/annotate_stream.py [--data ../shared/data] [--sizes 10000 100000]
         [--jobs 1 2] [--unique-sources]
@@ -25,6 +29,19 @@ from _clock import Clock
 
 PAIRS = [("conll14/submissions/INPUT", f"conll14/submissions/{s}") for s in ("AMU", "CAMB", "CUUI")]
 PAIRS += [(f"jfleg/{d}/{d}.src", f"jfleg/{d}/{d}.ref{k}") for d in ("dev", "test") for k in (0, 1)]
+
+
+# Runs `gecscope` in this interpreter and prints its own CPU seconds (the driver: reading,
+# handing out and writing; the workers are its children) and the peak RSS in kB.
+PROBE = """
+import resource, sys
+from gecscope.cli.main import main
+if main(sys.argv[1:]) != 0:
+    sys.exit(1)
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(me.ru_utime + me.ru_stime, max(me.ru_maxrss, kids.ru_maxrss))
+"""
 
 
 def build(data: Path, n: int, src: Path, cor: Path, unique: bool = False) -> None:
@@ -53,25 +70,23 @@ def main() -> int:
                          "share INPUT, and one process parses such a source once where two "
                          "workers may each parse it)")
     args = ap.parse_args()
-    print("| pairs | jobs | wall s | CPU s | pairs/s | peak RSS MB |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| pairs | jobs | wall s | CPU s | driver CPU s | pairs/s | peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             src, cor = Path(tmp) / "src.txt", Path(tmp) / "cor.txt"
             build(Path(args.data), n, src, cor, args.unique_sources)
             for jobs in args.jobs:
-                # a fresh interpreter per run, so ru_maxrss of the children is this run's
-                probe = ("import resource, subprocess, sys\n"
-                         "subprocess.run(sys.argv[1:], check=True)\n"
-                         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
-                argv = [sys.executable, "-c", probe, sys.executable, "-m", "gecscope",
-                        "annotate", "-s", str(src), "-c", str(cor), "--output",
-                        str(Path(tmp) / "out.m2"), "--jobs", str(jobs), "-q"]
+                # a fresh interpreter per run, the driver itself (so its own CPU time is
+                # told apart from its workers'); ru_maxrss: the largest process of the run
+                argv = [sys.executable, "-c", PROBE, "annotate", "-s", str(src), "-c",
+                        str(cor), "--output", str(Path(tmp) / "out.m2"), "--jobs", str(jobs),
+                        "-q"]
                 with Clock() as c:
                     out = subprocess.run(argv, check=True, capture_output=True, text=True)
-                peak = int(out.stdout.split()[-1]) / 1024
-                print(f"| {n:,} | {jobs} | {c.wall:.1f} | {c.cpu:.1f} | {n / c.wall:.0f} | "
-                      f"{peak:.0f} |", flush=True)
+                driver, peak = out.stdout.split()[-2:]
+                print(f"| {n:,} | {jobs} | {c.wall:.1f} | {c.cpu:.1f} | {float(driver):.1f} | "
+                      f"{n / c.wall:.0f} | {int(peak) / 1024:.0f} |", flush=True)
     return 0
 
 
