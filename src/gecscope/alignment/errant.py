@@ -280,13 +280,6 @@ def process_annotator(lev: bool = False, merge: str = "rules") -> ErrantAnnotato
     return ann
 
 
-def annotate_chunk(task: tuple[bool, str, list[Tokens], list[list[Tokens]]]
-                   ) -> tuple[Sentence, ...]:
-    """One task of :func:`annotate_parallel` (run in a worker process)."""
-    lev, merge, sources, corrections = task
-    return process_annotator(lev, merge).annotate_corpus(sources, corrections).sentences
-
-
 def chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]]
            ) -> Iterator[tuple[list[Tokens], list[list[Tokens]]]]:
     """The corpus cut into tasks of about :data:`CHUNK` sentence pairs, in order."""
@@ -336,13 +329,14 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     if order is not None:  # a recurring source in one chunk: parsed once, by one worker
         sources = [sources[i] for i in order]
         corrections = [[c[i] for i in order] for c in corrections]
-    tasks = [(lev, merge, src, cors) for src, cors in chunks(sources, corrections)]
+    tasks = [(lev, merge, ("sentences", chunk)) for chunk in chunks(sources, corrections)]
     from gecscope._pool import BrokenPool, process_pool
+    from gecscope.alignment.stream import pool_job
 
     out: list[Sentence] = []
 
     def run(executor: Any) -> None:
-        for sentences in executor.map(annotate_chunk, tasks):  # in input order
+        for sentences in executor.map(pool_job, tasks):  # in input order
             out.extend(sentences)
             if progress is not None:
                 progress(len(sentences))
