@@ -55,8 +55,8 @@ class _Annotator:
         self.annotator = ErrantAnnotator(lev=lev, merge=merge)
 
     def annotate(self, job: tuple[str, Any]) -> Any:
-        """One job of :func:`gecscope.alignment.stream.run_job`."""
-        from gecscope.alignment.stream import run_job
+        """One job of :func:`gecscope.alignment.errant.run_job`."""
+        from gecscope.alignment.errant import run_job
 
         return run_job(self.annotator, job)
 

@@ -280,6 +280,29 @@ def process_annotator(lev: bool = False, merge: str = "rules") -> ErrantAnnotato
     return ann
 
 
+def run_job(annotator: ErrantAnnotator, job: tuple[str, Any]) -> Any:
+    """One job of a worker or Ray actor: ``("m2", (sources, corrections))`` gives the chunk's
+    M2 text, ``"m2-sentences"`` its sentences' M2 one by one, ``"sentences"`` the annotated
+    sentences themselves; ``("echo", text)`` gives ``text`` back. M2 is written by the worker
+    (the driver only joins texts: it shares the cores with the workers)."""
+    from gecscope.formats.m2 import format_sentence
+
+    kind, payload = job
+    if kind == "echo":
+        return payload
+    corpus = annotator.annotate_corpus(*payload)
+    if kind == "sentences":
+        return corpus.sentences
+    texts = [format_sentence(s) for s in corpus]
+    return texts if kind == "m2-sentences" else "".join(texts)
+
+
+def pool_job(task: tuple[bool, str, tuple[str, Any]]) -> Any:
+    """:func:`run_job` in a worker process (its annotator loaded once per process)."""
+    lev, merge, job = task
+    return run_job(process_annotator(lev, merge), job)
+
+
 def chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]]
            ) -> Iterator[tuple[list[Tokens], list[list[Tokens]]]]:
     """The corpus cut into tasks of about :data:`CHUNK` sentence pairs, in order."""
@@ -331,7 +354,6 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
         corrections = [[c[i] for i in order] for c in corrections]
     tasks = [(lev, merge, ("sentences", chunk)) for chunk in chunks(sources, corrections)]
     from gecscope._pool import BrokenPool, process_pool
-    from gecscope.alignment.stream import pool_job
 
     out: list[Sentence] = []
 

@@ -74,7 +74,8 @@ class _Shard:
 
 def shard_jobs(shards: Iterable[tuple[list[list[Tokens]], Path | None, str | None]],
                pending: deque[_Shard]) -> Iterator[tuple[str, Any]]:
-    """The jobs of every shard (see :func:`run_job`), appending each shard to ``pending``.
+    """The jobs of every shard (:func:`~gecscope.alignment.errant.run_job`), each shard
+    appended to ``pending``.
 
     A shard to annotate is cut into chunks (:func:`~gecscope.alignment.errant.chunks`), so
     every worker has a part of every shard; a shard in which a source recurs is first
@@ -96,31 +97,6 @@ def shard_jobs(shards: Iterable[tuple[list[list[Tokens]], Path | None, str | Non
         kind = "m2" if order is None else "m2-sentences"
         for sources, corrections in pieces:
             yield (kind, (sources, corrections))
-
-
-def run_job(annotator: Any, job: tuple[str, Any]) -> Any:
-    """One job of a worker or Ray actor: ``("m2", (sources, corrections))`` gives the chunk's
-    M2 text, ``"m2-sentences"`` its sentences' M2 one by one, ``"sentences"`` the annotated
-    sentences themselves; ``("echo", text)`` gives ``text`` back. M2 is written by the worker
-    (the driver only joins texts: it shares the cores with the workers)."""
-    from gecscope.formats.m2 import format_sentence
-
-    kind, payload = job
-    if kind == "echo":
-        return payload
-    corpus = annotator.annotate_corpus(*payload)
-    if kind == "sentences":
-        return corpus.sentences
-    texts = [format_sentence(s) for s in corpus]
-    return texts if kind == "m2-sentences" else "".join(texts)
-
-
-def pool_job(task: tuple[bool, str, tuple[str, Any]]) -> Any:
-    """:func:`run_job` in a worker process (its annotator loaded once per process)."""
-    from gecscope.alignment.errant import process_annotator
-
-    lev, merge, job = task
-    return run_job(process_annotator(lev, merge), job)
 
 
 def assembled(results: Iterable[Any], pending: deque[_Shard],
@@ -171,7 +147,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
     sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
     from gecscope._pool import IN_FLIGHT, ordered_map, process_pool
-    from gecscope.alignment.errant import PARALLEL_MIN
+    from gecscope.alignment.errant import PARALLEL_MIN, pool_job
     from gecscope.formats.plain import iter_token_shards
 
     if backend not in ("local", "ray"):
