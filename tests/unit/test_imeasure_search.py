@@ -259,7 +259,7 @@ def test_array_programme_over_regions_equals_the_dict_programme(big: bool) -> No
         assert _combine_numpy(numpy, tables) == _combine_python(tables)
 
 
-def test_sentence_statistics_pickle_compactly_and_exactly() -> None:
+def test_sentence_statistics_pickle_exactly() -> None:
     # statistics travel from workers to the driver: the compact form (counts as one integer
     # array) must give back equal options, the witnesses and references included
     import pickle
