@@ -5,8 +5,9 @@ keeps it for every task it is given, and takes the next task as soon as it has f
 Tasks are the same as those of the local process pool (:mod:`gecscope.parallel`): shards of
 sentence pairs for annotation, (metric, system) pairs or sentence ranges of them for scoring
 (the corpus score aggregated on the driver from the ranges' statistics); results come back in
-input order, so the output is identical to a single process's. The driver streams the input shard by shard and
-keeps at most a few tasks per actor in flight, so its memory does not grow with the corpus.
+input order, so the output is identical to a single process's. The driver streams the input
+shard by shard and keeps at most a few tasks per actor in flight, so its memory does not grow
+with the corpus.
 
 ``address`` is ``None`` (start a local Ray instance with ``actors`` CPUs), ``"auto"`` (the
 cluster this machine belongs to, e.g. after ``ray start --head``) or ``HOST:PORT``. On an
