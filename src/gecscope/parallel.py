@@ -190,7 +190,7 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
     every system extracted by annotator actors, then the scoring tasks of
     :func:`~gecscope._pool.plan_ranges` on scorer actors."""
     from gecscope import ray_backend
-    from gecscope.alignment.errant import chunks
+    from gecscope.alignment.errant import ungrouped, worker_chunks
 
     metrics, hyps = _checked(metrics, data, hyps)
     if any("hypothesis-edits" in m.requires for m in metrics):
@@ -199,12 +199,12 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
             for system in todo:
                 data.hypothesis_m2(system)
         elif todo:
-            jobs = (("sentences", chunk) for chunk in chunks(data.sources,
-                                                             [h.tokens for h in todo]))
+            order, pieces = worker_chunks(data.sources, [h.tokens for h in todo])
+            jobs = (("sentences", piece) for piece in pieces)
             joint: list[Any] = []
             for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
                 joint.extend(sentences)
-            store_joint_edits(data, todo, joint)
+            store_joint_edits(data, todo, joint if order is None else ungrouped(joint, order))
     _, actors = ray_backend.connect(address, actors)
     plan = plan_ranges(len(data), metrics, len(hyps), actors)
     results = _Results(metrics, hyps, plan, progress)

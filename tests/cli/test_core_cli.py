@@ -487,6 +487,12 @@ def test_annotate_jobs_with_recurring_sources(monkeypatch, tmp_path: Path) -> No
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].count(b"\nS ") == 23
     assert errant_module.grouped_order([("a",), ("b",)]) is None
+    # evaluate's edit phase (annotate_parallel): regrouped the same way, in input order again
+    sources = [tuple(x.split()) for x in lines]
+    cors = [tuple(x.split()) for x in cor.read_text(encoding="utf-8").splitlines()]
+    one = errant_module.process_annotator().annotate_corpus(sources, [cors])
+    two = errant_module.annotate_parallel(sources, [cors], jobs=2)
+    assert two.sentences == one.sentences
 
 
 @pytest.mark.slow

@@ -91,6 +91,21 @@ def test_evaluate_on_ray_equals_one_process(cluster: None, monkeypatch) -> None:
     assert {r.metric: r.score.value for r in remote if r.system == "careful"}["m2"] > 0.5
 
 
+def test_evaluate_on_ray_with_recurring_sources(cluster: None, tmp_path: Path) -> None:
+    """The demo's sentences twice (two systems' outputs one after the other, as one system):
+    the actors get each recurring source's pairs together, the edits come back in order."""
+    gold = tmp_path / "twice.m2"
+    m2 = (DEMO / "references.m2").read_text(encoding="utf-8").rstrip("\n") + "\n\n"
+    gold.write_text(m2 * 2, encoding="utf-8")
+    lines = [line for n in ("careful", "rewriter")
+             for line in (DEMO / f"{n}.txt").read_text(encoding="utf-8").splitlines()]
+    hyp = Hypothesis.from_texts(lines, "both")
+    local = evaluate(["errant"], EvalData.from_m2(gold), [hyp])
+    remote = evaluate(["errant"], EvalData.from_m2(gold), [hyp], jobs=2, backend="ray")
+    assert len(remote[0].stats) == 24
+    assert remote[0].stats == local[0].stats and remote[0].score == local[0].score
+
+
 def _shards(folder: Path, size: int) -> None:
     """The demo's source and two corrections cut into shard files of ``size`` lines."""
     for name in ("source", "careful", "rewriter"):

@@ -332,6 +332,18 @@ def ungrouped(items: Sequence[T], order: Sequence[int]) -> list[T]:
     return out
 
 
+def worker_chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]]
+                  ) -> tuple[list[int] | None, list[tuple[list[Tokens], list[list[Tokens]]]]]:
+    """The sentence pairs cut into workers' jobs (:func:`chunks`), every recurring source's
+    pairs gathered first (:func:`grouped_order`, so one worker parses it), and the order they
+    were gathered in (``None``: input order), to put the results back with :func:`ungrouped`."""
+    order = grouped_order(sources)
+    if order is not None:
+        sources = [sources[i] for i in order]
+        corrections = [[c[i] for i in order] for c in corrections]
+    return order, list(chunks(sources, corrections))
+
+
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
                       progress: Callable[[int], None] | None = None,
@@ -348,18 +360,18 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
         if len(cor) != n:
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
-    order = grouped_order(sources)
-    if order is not None:  # a recurring source in one chunk: parsed once, by one worker
-        sources = [sources[i] for i in order]
-        corrections = [[c[i] for i in order] for c in corrections]
-    tasks = [(lev, merge, ("sentences", chunk)) for chunk in chunks(sources, corrections)]
+    order, pieces = worker_chunks(sources, corrections)
+    tasks = [(lev, merge, ("sentences", piece)) for piece in pieces]
     from gecscope._pool import BrokenPool, process_pool
 
     out: list[Sentence] = []
+    done = 0  # jobs whose sentences are in out
 
     def run(executor: Any) -> None:
+        nonlocal done
         for sentences in executor.map(pool_job, tasks):  # in input order
             out.extend(sentences)
+            done += 1
             if progress is not None:
                 progress(len(sentences))
 
@@ -372,8 +384,7 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
         with process_pool(jobs, len(tasks)) as executor:
             if executor is not None:
                 run(executor)
-    if len(out) < n:  # the workers could not start or broke: the rest in this process
-        rest = process_annotator(lev, merge).annotate_corpus(
-            sources[len(out):], [c[len(out):] for c in corrections], progress=progress)
-        out.extend(rest.sentences)
+    for piece in pieces[done:]:  # the workers could not start or broke: here
+        out.extend(process_annotator(lev, merge).annotate_corpus(*piece,
+                                                                 progress=progress).sentences)
     return Corpus(tuple(out if order is None else ungrouped(out, order)))

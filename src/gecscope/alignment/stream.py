@@ -77,22 +77,20 @@ def shard_jobs(shards: Iterable[tuple[list[list[Tokens]], Path | None, str | Non
     """The jobs of every shard (:func:`~gecscope.alignment.errant.run_job`), each shard
     appended to ``pending``.
 
-    A shard to annotate is cut into chunks (:func:`~gecscope.alignment.errant.chunks`), so
-    every worker has a part of every shard; a shard in which a source recurs is first
-    regrouped by source (:func:`~gecscope.alignment.errant.grouped_order`: each recurring
-    source parsed once, by one worker) and its sentences' M2 come back one by one, to be put
-    back in input order. A shard finished by an earlier run is passed through (``echo``), so
+    A shard to annotate is cut into chunks (:func:`~gecscope.alignment.errant.worker_chunks`),
+    so every worker has a part of every shard; a shard in which a source recurs is first
+    regrouped by source (each recurring source parsed once, by one worker) and its sentences'
+    M2 come back one by one, to be put back in input order. A shard finished by an earlier run is passed through (``echo``), so
     results keep their order."""
-    from gecscope.alignment.errant import chunks, grouped_order
+    from gecscope.alignment.errant import worker_chunks
 
     for lines, part, done in shards:
         if done is not None:
             pending.append(_Shard(lines, part, done, [len(lines[0])]))
             yield ("echo", done)
             continue
-        order = grouped_order(lines[0])
-        sent = lines if order is None else [[c[i] for i in order] for c in lines]
-        pieces = list(chunks(sent[0], sent[1:])) or [(sent[0], sent[1:])]
+        order, pieces = worker_chunks(lines[0], lines[1:])
+        pieces = pieces or [(lines[0], lines[1:])]
         pending.append(_Shard(lines, part, None, [len(p[0]) for p in pieces], order))
         kind = "m2" if order is None else "m2-sentences"
         for sources, corrections in pieces:
