@@ -30,6 +30,18 @@ from _clock import Clock
 METRICS = ("errant", "m2", "gleu", "imeasure", "cleme", "cleme2")
 
 
+def one_corpus(gold: Path, hyps: list[str], folder: Path) -> tuple[Path, list[str]]:
+    """The outputs as one system (their lines one after the other) and the references repeated
+    as often, written in ``folder``."""
+    m2 = gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
+    (folder / "gold.m2").write_text(m2 * len(hyps), encoding="utf-8")
+    lines = []
+    for h in hyps:
+        lines.extend(Path(h).read_text(encoding="utf-8").rstrip("\n").split("\n"))
+    (folder / "all.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder / "gold.m2", [str(folder / "all.txt")]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -47,25 +59,17 @@ def main() -> int:
     hyps = sorted(str(p) for p in (conll / "submissions").iterdir())
     if args.systems:
         hyps = hyps[:args.systems]
-    scratch = tempfile.TemporaryDirectory()
-    if args.one_corpus:
-        folder = Path(scratch.name)
-        m2 = gold.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
-        (folder / "gold.m2").write_text(m2 * len(hyps), encoding="utf-8")
-        lines = []
-        for h in hyps:
-            lines.extend(Path(h).read_text(encoding="utf-8").rstrip("\n").split("\n"))
-        (folder / "all.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        gold, hyps = folder / "gold.m2", [str(folder / "all.txt")]
     runs: list[tuple[str, list[str]]] = [(f"--jobs {j}", ["--jobs", str(j)]) for j in args.jobs]
     if args.ray:
         top = max(args.jobs)
         runs.append((f"--jobs {top} --backend ray", ["--jobs", str(top), "--backend", "ray"]))
     reports = {}
     walls = {}
-    print(f"CoNLL-2014: {len(hyps)} system(s) x {len(args.metrics)} metrics "
-          f"({', '.join(args.metrics)})")
     with tempfile.TemporaryDirectory() as tmp:
+        if args.one_corpus:
+            gold, hyps = one_corpus(gold, hyps, Path(tmp))
+        print(f"CoNLL-2014: {len(hyps)} system(s) x {len(args.metrics)} metrics "
+              f"({', '.join(args.metrics)})")
         for k, (label, extra) in enumerate(runs):
             out = Path(tmp) / f"run{k}.json"
             argv = [sys.executable, "-m", "gecscope", "evaluate", "-r",
@@ -87,7 +91,6 @@ def main() -> int:
               f"reports {'identical' if same else 'DIFFER'}")
         if not same:
             return 1
-    scratch.cleanup()
     return 0
 
 
