@@ -87,19 +87,22 @@ def _jobs(text: str) -> int:
 
 
 def add_jobs_argument(p: argparse.ArgumentParser, what: str) -> None:
-    """``--jobs N`` / ``-j N`` (default 0: every core this process may use)."""
-    p.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
+    """``--jobs N`` / ``-j N`` (default 0: every core this process may use), in its own
+    help section."""
+    g = p.add_argument_group("parallelism")
+    g.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
                    help=f"worker processes for {what} (default 0: every core this process may "
                         "use; small inputs run in one process); results are the same for any N")
 
 
 def add_backend_arguments(p: argparse.ArgumentParser) -> None:
-    """``--backend local|ray`` and ``--address`` (the Ray cluster)."""
-    p.add_argument("--backend", choices=["local", "ray"], default="local",
+    """``--backend local|ray`` and ``--address`` (the Ray cluster), in their own help section."""
+    g = p.add_argument_group("Ray backend")
+    g.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="where the work runs: local processes (default) or a Ray cluster "
                         "(pip install 'gecscope[ray]'); --jobs is then the number of actors "
                         "(0 = one per CPU of the cluster)")
-    p.add_argument("--address", metavar="auto|HOST:PORT",
+    g.add_argument("--address", metavar="auto|HOST:PORT",
                    help="Ray cluster to join (default: start a local Ray instance; auto: the "
                         "cluster this machine belongs to)")
 
