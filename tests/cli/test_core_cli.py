@@ -90,6 +90,7 @@ def test_misspelled_unprefixed_option_is_an_error(capsys, metrics: list[str], op
     assert rc == 64 and message in err
 
 
+@pytest.mark.requires_spacy
 def test_an_option_of_any_selected_metric_is_accepted(capsys) -> None:
     rc = main(["evaluate", "-m", "m2", "-m", "errant", "-r", str(DEMO / "references.m2"),
                "--hyp", str(DEMO / "careful.txt"), "-o", "mode=ds", "--format", "json"])
@@ -206,6 +207,7 @@ def test_errant_spellings_of_annotate(tmp_path: Path) -> None:
     assert rc == 0 and out.read_text(encoding="utf-8").startswith("S ")
 
 
+@pytest.mark.requires_spacy
 def test_spellings_of_errant_compare_and_m2scorer(capsys) -> None:
     # `-hyp` used to fail with "argument -h/--help: ignored explicit argument 'yp'"
     ref, hyp = str(DEMO / "references.m2"), str(DEMO / "careful.txt")
@@ -295,6 +297,7 @@ def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys) -> None:
     assert "this hypothesis M2 has 2 annotators (0, 1), like a reference file" in err
 
 
+@pytest.mark.requires_spacy
 def test_per_type_table_warns_when_the_type_schemes_differ(capsys, tmp_path: Path) -> None:
     # NUCLE-typed gold against an ERRANT-typed hypothesis used to give a silent, meaningless table
     import re
@@ -377,6 +380,7 @@ def test_latex_and_markdown_tables(capsys) -> None:
     assert row.startswith("| 1 | 1 | careful | 0.9449 [") and row.endswith("| 24 | 0 | 7 | 1.0000 | 0.7742 |")
 
 
+@pytest.mark.requires_spacy
 def test_cat_and_sentences_are_never_silently_ignored(capsys) -> None:
     # --cat with a metric without types, and --sentences in the table format, used to print
     # nothing more and say nothing; and both vanished from a bootstrap table
@@ -424,6 +428,7 @@ def test_bootstrap_count_is_bounded(capsys) -> None:
     assert stop.value.code == 64 and "between 0 and 100,000" in capsys.readouterr().err
 
 
+@pytest.mark.requires_spacy
 def test_runaway_lines_are_refused_or_scored_as_the_source(capsys, tmp_path: Path) -> None:
     # a system stuck in a loop (a 2,000-token line) used to make ERRANT and CLEME run for hours
     lines = (DEMO / "careful.txt").read_text(encoding="utf-8").splitlines()
