@@ -23,10 +23,11 @@ def test_compare_ranks_and_clusters(errant_dir: Path, capsys: pytest.CaptureFixt
     hyps = [str(errant_dir / f"{n}.m2") for n in ("UFC", "CAMB", "AMU", "INPUT")]
     out_json = tmp_path / "cmp.json"
     code = main(["compare", "--ref", str(errant_dir / "references.m2"), "--hyp", *hyps,
-                 "--bootstrap", "300", "--seed", "1", "--json-out", str(out_json), "-q"])
+                 "--bootstrap", "300", "--seed", "1", "--json-out", str(out_json), "-q",
+                 "--format", "lines"])
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
-    # quiet: metric, rank, cluster, system, score. CAMB 0.3348 and AMU 0.3208 (ERRANT F0.5 on
+    # lines: metric, rank, cluster, system, score. CAMB 0.3348 and AMU 0.3208 (ERRANT F0.5 on
     # this data) are not significantly different; UFC and INPUT are clearly below them.
     rows = [ln.split("\t") for ln in lines]
     actual = [(r[1], r[2], r[3]) for r in rows]

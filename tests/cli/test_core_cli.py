@@ -288,10 +288,11 @@ def test_detokenised_hypothesis_is_flagged(capsys, tmp_path: Path) -> None:
     assert "looks detokenised" in warnings[0]
 
 
-def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys) -> None:
-    system_m2 = str(Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
-                    / "references.m2")
-    rc = main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp", system_m2])
+def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys, tmp_path: Path) -> None:
+    # a copy: the -r file itself given as --hyp is left out of the systems
+    system_m2 = tmp_path / "system.m2"
+    system_m2.write_bytes((DEMO / "references.m2").read_bytes())
+    rc = main(["evaluate", "-m", "m2", "-r", str(DEMO / "references.m2"), "--hyp", str(system_m2)])
     assert rc == 0
     err = capsys.readouterr().err
     assert "this hypothesis M2 has 2 annotators (0, 1), like a reference file" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import time
 import typing
@@ -148,6 +149,30 @@ def add_output_argument(p: argparse.ArgumentParser, help: str, *aliases: str,
     itself instead of meaning something else than in ``evaluate``."""
     p.add_argument("--output", *aliases, dest="output", help=help, **kwargs)
     p.add_argument("-o", action=_NotAnOutputFlag, help=argparse.SUPPRESS)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` with an option's value named once after all its spellings
+    (``-r, --ref, -ref REF [REF ...]`` rather than ``REF [REF ...]`` after each of them)."""
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not action.option_strings or action.nargs == 0:
+            return super()._format_action_invocation(action)
+        value = self._format_args(action, self._get_default_metavar_for_optional(action))
+        return f"{', '.join(action.option_strings)} {value}"
+
+
+_RST_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~?)([^`]+)`")
+_RST_LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")
+
+
+def plain_help(text: str) -> str:
+    """A docstring as ``--help`` text: reStructuredText roles (``:func:`x```), literals
+    (````x````) and the literal-block marker (``::``) become plain text."""
+    text = _RST_ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2),
+                         text)  # ~ shows the last name only, as Sphinx does
+    text = _RST_LITERAL.sub(lambda m: m.group(1) or m.group(2), text)
+    return re.sub(r"\s*::(?=\s|$)", ":", text)
 
 
 def convert(value: str, hint: Any, key: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -15,24 +16,53 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.reports.model import Report
 
 
-def add_eval_arguments(p: argparse.ArgumentParser) -> None:
-    """Arguments shared by evaluate-like subcommands (also used by ``compare``)."""
-    p.add_argument("-m", "--metric", action="append", default=None,
-                   help=f"metric name, repeatable (default: errant); available: "
-                        f"{', '.join(list_metrics())}")
-    p.add_argument("-r", "--ref", "-ref", nargs="+", default=[],
-                   help="references: one M2 file, or several plain-text reference files "
-                        "(omit for reference-less metrics such as usim, giving --source)")
-    p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
-    p.add_argument("--hyp", "-hyp", nargs="+", required=True,
-                   help="hypothesis file(s): plain text or M2; one result row per file")
-    p.add_argument("--name", nargs="+", help="system names (default: file names)")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress display")
-    add_long_line_arguments(p)
-    p.add_argument("--progress", action="store_true",
-                   help="show progress on stderr even when it is not a terminal (logs, CI)")
+EVAL_USAGE = "%(prog)s [-r REF [REF ...]] [-s SOURCE] --hyp HYP [HYP ...] [-m METRIC] [options]"
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalGroups:
+    """The common help sections of evaluate-like commands, where each command adds its own
+    options (``--format`` to ``output``, ``--test`` to ``report``, ...)."""
+
+    inputs: argparse._ArgumentGroup
+    metrics: argparse._ArgumentGroup
+    output: argparse._ArgumentGroup
+    report: argparse._ArgumentGroup
+
+
+def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
+    """Arguments shared by evaluate-like subcommands (``evaluate``, ``compare``), in help
+    sections: the common ones first (inputs, metrics, output), then report, parallelism,
+    language, Ray backend and the reference tools' spellings. A parser made with
+    ``add_help=False`` gets ``-h`` in the output section, so the common sections come first."""
+    inputs = p.add_argument_group("inputs")
+    inputs.add_argument("-r", "--ref", "-ref", nargs="+", default=[], metavar="REF",
+                        help="references: one M2 file, or several plain-text reference files "
+                             "(omit for reference-less metrics such as usim, giving --source)")
+    inputs.add_argument("-s", "--source",
+                        help="source text file (needed with plain-text references)")
+    inputs.add_argument("--hyp", "-hyp", nargs="+", required=True, metavar="HYP",
+                        help="hypothesis file(s): plain text or M2; one result row per file "
+                             "(a file also given as -r is left out, with a note)")
+    inputs.add_argument("--name", nargs="+", help="system names (default: file names)")
+    add_long_line_arguments(inputs)
+    metrics = p.add_argument_group("metrics")
+    metrics.add_argument("-m", "--metric", action="append", default=None,
+                         help=f"metric name, repeatable (default: errant); available: "
+                              f"{', '.join(list_metrics())}")
+    metrics.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                         help="metric option, e.g. beta=1.0 or errant.mode=ds (repeatable)")
+    metrics.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
+    output = p.add_argument_group("output")
+    if not p.add_help:
+        output.add_argument("-h", "--help", action="help", help="show this help and exit")
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress or other messages on stderr (warnings and errors "
+                             "are still shown); the results printed are the same")
+    output.add_argument("--progress", action="store_true",
+                        help="show progress on stderr even when it is not a terminal (logs, "
+                             "CI)")
+    report = p.add_argument_group("report (intervals, significance, HTML and JSON files)")
     from gecscope.cli._common import (
         add_backend_arguments,
         add_jobs_argument,
@@ -41,19 +71,19 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
     add_jobs_argument(p, "ERRANT edit extraction and for scoring (one task per metric and "
                          "system)")
-    add_backend_arguments(p)
     add_language_arguments(p)
+    add_backend_arguments(p)
     field = p.add_argument_group(
         "spellings of errant_compare and m2scorer (each sets the metric option of that name)")
-    field.add_argument("-b", "--beta", type=float, help="F-beta (= -o beta=B)")
-    field.add_argument("--max_unchanged_words", "--max-unchanged-words", type=int,
+    field.add_argument("--max_unchanged_words", "--max-unchanged-words", type=int, metavar="N",
                        dest="max_unchanged_words", help="M2 (= -o max_unchanged_words=N)")
     for flag, mode in (("-cs", "cs"), ("-cse", "cse"), ("-ds", "ds"), ("-dt", "dt")):
         field.add_argument(flag, dest="errant_mode", action="store_const", const=mode,
                            help=f"ERRANT mode {mode} (= -o mode={mode})")
+    return EvalGroups(inputs, metrics, output, report)
 
 
-def add_long_line_arguments(p: argparse.ArgumentParser) -> None:
+def add_long_line_arguments(p: argparse._ActionsContainer) -> None:
     """``--max-tokens N`` and ``--long-lines`` (see :func:`guard_long_lines`)."""
     p.add_argument("--max-tokens", type=int, default=1000, metavar="N",
                    help="refuse hypothesis lines longer than N tokens (a system stuck in a loop "
@@ -61,6 +91,37 @@ def add_long_line_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--long-lines", choices=["error", "source"], default="error",
                    help="a line over --max-tokens: stop with an error naming it (default), or "
                         "score it as the unchanged source and say how many lines were")
+
+
+def drop_reference_hyps(args: argparse.Namespace) -> list[str]:
+    """Leave out of ``--hyp`` every file also given as ``-r`` (``--hyp dir/*.m2`` beside
+    ``-r dir/references.m2`` would score the references as a system), saying so in a note on
+    stderr; ``--name``, when it names every hypothesis, loses the same entries. Returns the
+    hypothesis files kept; calling it again changes nothing."""
+    import os
+
+    refs = [r for r in getattr(args, "ref", None) or [] if r != "-"]
+
+    def same(a: str, b: str) -> bool:
+        try:
+            return os.path.samefile(a, b)
+        except OSError:  # a file that does not exist: the reader names it later
+            return os.path.abspath(a) == os.path.abspath(b)
+
+    hyps = list(args.hyp)
+    dropped = [i for i, h in enumerate(hyps) if h != "-" and any(same(h, r) for r in refs)]
+    if not dropped:
+        return hyps
+    if len(dropped) == len(hyps):
+        raise ConfigError(f"every --hyp file is also a reference (-r): {', '.join(hyps)}; "
+                          "give the system outputs to score")
+    print(f"gecscope: note: left out of --hyp (also given as -r): "
+          f"{', '.join(hyps[i] for i in dropped)}", file=sys.stderr)
+    names = getattr(args, "name", None)
+    if names and len(names) == len(hyps):
+        args.name = [n for i, n in enumerate(names) if i not in dropped]
+    args.hyp = [h for i, h in enumerate(hyps) if i not in dropped]
+    return list(args.hyp)
 
 
 def field_options(args: argparse.Namespace) -> list[str]:
@@ -88,6 +149,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if not args.ref and not args.source:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
+    drop_reference_hyps(args)
     from gecscope.checks import glued_share, m2_role_warning, system_names, tokenisation_warning
     from gecscope.cli._common import language_from_args
 
@@ -177,8 +239,9 @@ def _samples(text: str) -> int:
     return n
 
 
-def add_report_arguments(p: argparse.ArgumentParser, bootstrap_default: int = 0) -> None:
-    """``--html``, ``--json-out``, ``--bootstrap N`` and ``--seed`` (shared with evaluate)."""
+def add_report_arguments(p: argparse._ActionsContainer, bootstrap_default: int = 0) -> None:
+    """``--html``, ``--json-out``, ``--bootstrap N`` and ``--seed`` (shared with evaluate), on
+    a parser or in one of its help sections."""
     p.add_argument("--bootstrap", type=_samples, default=bootstrap_default, metavar="N",
                    help="bootstrap resamples for 95%% confidence intervals and significance "
                         f"clusters (default: {bootstrap_default}{'' if bootstrap_default else ', none'})")

@@ -49,7 +49,10 @@ def add_parser(sub: Any) -> None:
                    help="--retype --gold: keep the old types (errant_m2 -old_cats)")
     add_output_argument(p, "output M2 file (errant's -out works too)", "--out", "-out",
                         required=True)
-    p.add_argument("--extractor", choices=["errant", "levenshtein"], default="errant")
+    p.add_argument("--extractor", choices=["errant", "levenshtein"], default="errant",
+                   help="how edits are found and typed: errant (default; needs spaCy; the "
+                        "edits and types of errant_parallel) or levenshtein (no spaCy; "
+                        "token-level Levenshtein edits typed R/M/U:OTHER, :ORTH or :WO)")
     p.add_argument("--lev", "-lev", action="store_true",
                    help="ERRANT: plain Levenshtein alignment (errant_parallel -lev)")
     p.add_argument("--merge", "-merge", default="rules",

@@ -7,9 +7,11 @@ import sys
 from typing import Any
 
 from gecscope.cli._inputs import (
+    EVAL_USAGE,
     add_eval_arguments,
     add_report_arguments,
     build_metrics,
+    drop_reference_hyps,
     evaluate_all,
     load_inputs,
     write_reports,
@@ -18,29 +20,36 @@ from gecscope.errors import ConfigError
 
 
 def add_parser(sub: Any) -> None:
+    from gecscope.cli._common import HelpFormatter
+
     p = sub.add_parser(
         "compare", help="rank systems with confidence intervals and significance clusters",
+        usage=EVAL_USAGE, add_help=False, formatter_class=HelpFormatter,
         description="Score two or more systems, rank them by each metric, and group systems "
                     "that are not significantly different from the best system of their group "
                     "(paired bootstrap resampling or approximate randomisation over "
                     "per-sentence statistics; the metric is recomputed on every resample).")
-    add_eval_arguments(p)
-    add_report_arguments(p, bootstrap_default=1000)
-    p.add_argument("--test", choices=["bootstrap", "ar"], default="bootstrap",
-                   help="paired bootstrap (default) or approximate randomisation")
-    p.add_argument("--alpha", type=float, default=0.05,
-                   help="significance level for the clusters (default: 0.05)")
-    p.add_argument("--confidence", type=float, default=0.95,
-                   help="confidence level of the intervals (default: 0.95)")
-    p.add_argument("--format", choices=["table", "json", "tsv", "markdown", "latex"],
-                   default="table",
-                   help="output format on stdout (default: table)")
-    p.add_argument("--no-color", action="store_true", help="never colour the output")
+    groups = add_eval_arguments(p)
+    groups.output.add_argument(
+        "--format", choices=["table", "json", "tsv", "markdown", "latex", "lines"],
+        default="table",
+        help="output format on stdout (default: table); lines: one 'metric rank cluster system "
+             "score' line per system, tab-separated, no header (for scripts; what -q printed "
+             "before -q meant quiet in every command)")
+    groups.output.add_argument("--no-color", action="store_true", help="never colour the output")
+    report = groups.report
+    add_report_arguments(report, bootstrap_default=1000)
+    report.add_argument("--test", choices=["bootstrap", "ar"], default="bootstrap",
+                        help="paired bootstrap (default) or approximate randomisation")
+    report.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level for the clusters (default: 0.05)")
+    report.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence level of the intervals (default: 0.95)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if len(args.hyp) < 2:
+    if len(drop_reference_hyps(args)) < 2:
         raise ConfigError("compare needs at least two systems (--hyp A B ...)")
     if args.bootstrap < 1:
         raise ConfigError(f"--bootstrap must be a positive number of samples, got "
@@ -80,5 +89,6 @@ def run(args: argparse.Namespace) -> int:
 
         style = "plain" if args.format == "table" else args.format
         colour = style == "plain" and not args.no_color and colour_enabled(out)
-        out.write(format_ranking(report, colour=colour, quiet=args.quiet, style=style))
+        out.write(format_ranking(report, colour=colour, quiet=args.format == "lines",
+                                 style=style))
     return 0

@@ -17,9 +17,12 @@ DEMO_METRICS = ("errant", "m2", "gleu", "cleme2", "imeasure")
 
 
 def add_parser(sub: Any) -> None:
+    from gecscope.cli._common import HelpFormatter, plain_help
+
     p = sub.add_parser("demo", help="evaluate the built-in example and print the table",
-                       description=__doc__)
-    p.add_argument("--format", choices=["table", "json", "tsv"], default="table")
+                       description=plain_help(__doc__ or ""), formatter_class=HelpFormatter)
+    p.add_argument("--format", choices=["table", "json", "tsv"], default="table",
+                   help="output format on stdout (default: table)")
     p.add_argument("--metric", action="append", default=None,
                    help="metric(s) to show (default: every installed one of "
                         f"{', '.join(DEMO_METRICS)})")

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from gecscope.cli._inputs import (
+    EVAL_USAGE,
     add_eval_arguments,
     add_report_arguments,
     build_metrics,
@@ -18,26 +19,30 @@ from gecscope.metrics.base import Metric, SystemResult
 
 
 def add_parser(sub: Any) -> None:
+    from gecscope.cli._common import HelpFormatter
+
     p = sub.add_parser(
-        "evaluate", help="score system outputs against references",
+        "evaluate", help="score system outputs against references", usage=EVAL_USAGE,
+        add_help=False, formatter_class=HelpFormatter,
         description="Score hypotheses (plain text, one sentence per line, or an M2 of their "
                     "edits) against references (one M2 with all annotators, or plain-text "
                     "references with --source). One row per system.")
-    add_eval_arguments(p)
-    add_report_arguments(p)
-    p.add_argument("--format", choices=["table", "json", "tsv", "markdown", "latex"],
-                   default="table",
-                   help="output format on stdout (default: table); json follows the "
-                        "versioned report schema (docs/reports.md)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="M2: print each sentence's chosen annotator and edits (m2scorer -v)")
-    p.add_argument("--cat", "-cat", type=int, choices=[1, 2, 3],
-                   help="also print per-error-type tables: 1 operation, 2 main type, 3 full "
-                        "type (metrics with typed edits, e.g. errant)")
-    p.add_argument("--sentences", action="store_true",
-                   help="include per-sentence scores (json/tsv) where the metric defines them")
-    p.add_argument("--all-fields", action="store_true",
-                   help="table: show every column of metrics that display a summary")
+    groups = add_eval_arguments(p)
+    out = groups.output
+    out.add_argument("--format", choices=["table", "json", "tsv", "markdown", "latex"],
+                     default="table",
+                     help="output format on stdout (default: table); json follows the "
+                          "versioned report schema (docs/reports.md)")
+    out.add_argument("-v", "--verbose", action="store_true",
+                     help="M2: print each sentence's chosen annotator and edits (m2scorer -v)")
+    out.add_argument("--cat", "-cat", type=int, choices=[1, 2, 3],
+                     help="also print per-error-type tables: 1 operation, 2 main type, 3 full "
+                          "type (metrics with typed edits, e.g. errant)")
+    out.add_argument("--sentences", action="store_true",
+                     help="include per-sentence scores (json/tsv) where the metric defines them")
+    out.add_argument("--all-fields", action="store_true",
+                     help="table: show every column of metrics that display a summary")
+    add_report_arguments(groups.report)
     p.set_defaults(func=run)
 
 
