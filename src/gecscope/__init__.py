@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "EvalData": "gecscope.data",
     "Hypothesis": "gecscope.data",
+    "InputWarning": "gecscope.data",
     "evaluate": "gecscope.evaluation",
     "Score": "gecscope.metrics.base",
     "Metric": "gecscope.metrics.base",
@@ -34,6 +35,7 @@ __all__ = [
     "Edit",
     "EvalData",
     "Hypothesis",
+    "InputWarning",
     "Metric",
     "Score",
     "Sentence",

@@ -42,11 +42,73 @@ PORTABLE_CACHE = frozenset({"imeasure-gold", "reference-edits"})
 
 
 def looks_like_m2(text: str) -> bool:
-    """True when the first non-blank line of ``text`` starts with ``S `` (M2)."""
+    """True when the first non-blank line of ``text`` starts with ``S `` (M2): a first look
+    only; :func:`sniff_format` decides from the whole file."""
     for line in text.split("\n"):
         if line.strip():
             return line.startswith("S ") or line == "S"
     return False
+
+
+class InputWarning(UserWarning):
+    """An input that is read and scored, but probably not as meant (a detokenised hypothesis,
+    an M2 with several annotators, differences of Unicode form only, a format guess). The
+    Python API emits it with :func:`warnings.warn`; the CLI prints the same text."""
+
+
+#: What a hypothesis file can be read as; ``auto`` decides from the whole file (see
+#: :func:`sniff_format`).
+HYPOTHESIS_FORMATS = ("auto", "plain", "m2", "parallel")
+
+
+def sniff_format(text: str) -> tuple[str, str | None]:
+    """The format of a file's ``text`` (``"m2"``, ``"parallel"`` or ``"plain"``) and a note
+    when its first line suggested another one.
+
+    A format is taken only when the whole file looks like it: M2 when every non-blank line is
+    an ``S``, ``A`` or ChERRANT ``T`` line (with ``A``/``T`` lines, or blank lines between
+    the ``S`` lines), parallel when every non-blank line has two TABs or more. A file most of
+    whose lines fit is still that format, so its parser names the line that does not (a
+    damaged M2 must not be scored as text). A plain file whose first line merely looks like
+    a format (a sentence starting ``S ``, or with two TABs) is plain text, with a note."""
+    from gecscope.formats.m2 import CHERRANT_TARGET
+
+    lines = text.split("\n")
+    content = [(i, ln) for i, ln in enumerate(lines, start=1) if ln.strip()]
+    if not content:
+        return "plain", None
+    first = content[0][1]
+    if first.startswith("S ") or first == "S":
+        kinds = []
+        for i, ln in content:
+            if ln.startswith("S ") or ln == "S":
+                kinds.append("S")
+            elif ln.startswith(("A ", "A\t")) or CHERRANT_TARGET.match(ln):
+                kinds.append("A")
+            else:
+                kinds.append("")
+        fit = sum(1 for k in kinds if k)
+        edits = "A" in kinds
+        glued = any(kinds[j] == "S" and content[j][0] == content[j - 1][0] + 1
+                    for j in range(1, len(content)))
+        if fit == len(content) and (edits or not glued):
+            return "m2", None
+        if edits and 2 * fit > len(content):
+            return "m2", None
+        bad = next((i for (i, _), k in zip(content, kinds, strict=True) if not k), None)
+        why = (f"line {bad} is not an S, A or T line" if bad is not None
+               else "it has no A lines and no blank lines between its S lines")
+        return "plain", (f"read as plain text, although line {content[0][0]} starts like M2 "
+                         f"('S ...'): {why}")
+    if first.count("\t") >= 2:
+        fit = sum(1 for _, ln in content if ln.count("\t") >= 2)
+        if 2 * fit > len(content):
+            return "parallel", None
+        bad = next(i for i, ln in content if ln.count("\t") < 2)
+        return "plain", (f"read as plain text, although line {content[0][0]} has TABs like "
+                         f"the parallel format (id<TAB>source<TAB>output): line {bad} has "
+                         "fewer than two")
+    return "plain", None
 
 
 # --------------------------------------------------------------------------- tokenisation
@@ -79,8 +141,34 @@ def tokenisation_name(spec: Tokeniser) -> str:
     return spec if isinstance(spec, str) else getattr(spec, "__name__", "custom")
 
 
-def _check_texts(texts: Any, what: str) -> list[str]:
-    """``texts`` as a list of strings, or a TypeError that says what was given instead."""
+def path_hint(value: Any, loader: str) -> str | None:
+    """When ``value`` is a file path (a :class:`~pathlib.Path`, or a one-line string naming
+    an existing file) given where sentences are expected, a message saying so and naming
+    ``loader``, the function that reads such a file; else ``None``."""
+    import os
+
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+    elif isinstance(value, str) and "\n" not in value and value.strip() and len(value) < 4096:
+        try:
+            is_file = os.path.isfile(value)
+        except (OSError, ValueError):
+            is_file = False
+        if not is_file:
+            return None
+        path = value
+    else:
+        return None
+    return (f"a file path ({path!r}), not sentences; read the file with {loader}, or pass "
+            "a list of strings")
+
+
+def _check_texts(texts: Any, what: str, loader: str = "Hypothesis.from_file(path)") -> list[str]:
+    """``texts`` as a list of strings, or a TypeError that says what was given instead (a
+    file path is pointed at ``loader``)."""
+    hint = path_hint(texts, loader)
+    if hint:
+        raise TypeError(f"{what}: {hint}")
     if isinstance(texts, str | bytes):
         raise TypeError(f"{what} must be a list of sentences (one string each), not a single "
                         "string; split it into lines first")
@@ -97,9 +185,11 @@ def _check_texts(texts: Any, what: str) -> list[str]:
 
 
 def tokenise_texts(texts: Sequence[str], tokenise: Tokeniser = "whitespace",
-                   what: str = "texts") -> list[Tokens]:
-    """Tokenise a list of sentences (checked to be strings)."""
-    items = _check_texts(texts, what)
+                   what: str = "texts", loader: str = "Hypothesis.from_file(path)"
+                   ) -> list[Tokens]:
+    """Tokenise a list of sentences (checked to be strings; a file path is a TypeError that
+    names ``loader``)."""
+    items = _check_texts(texts, what, loader)
     fn = tokeniser(tokenise)
     return [tuple(fn(t)) for t in items]
 
@@ -156,11 +246,79 @@ def annotate_rows(lang: Language, rows: Sequence[tuple[str, Sequence[str]]]) -> 
     return tuple(out)
 
 
+# --------------------------------------------------------------------------- input warnings
+
+#: zero-width characters: invisible, yet each one makes a token differ from the source's
+ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def _plain_form(tokens: Sequence[str]) -> tuple[str, ...]:
+    import unicodedata
+
+    return tuple(unicodedata.normalize("NFC", " ".join(tokens)).translate(ZERO_WIDTH).split())
+
+
+def unicode_form_warning(name: str, hypothesis: Sequence[Tokens], sources: Sequence[Tokens],
+                         path: str | None = None) -> str | None:
+    """A warning when hypothesis lines differ from their source by Unicode form alone
+    (composed vs decomposed characters, NFC/NFD) or by zero-width characters: each such
+    difference is an edit to every metric, though no reader sees one. Numbers are not
+    changed; the message says how many lines, and the first."""
+    only = other = 0
+    first: int | None = None
+    for i, (h, s) in enumerate(zip(hypothesis, sources, strict=False)):
+        if h == s:
+            continue
+        if _plain_form(h) == _plain_form(s):
+            only += 1
+        elif _plain_form(s) == tuple(s) and any(_plain_form((t,)) != (t,) for t in h):
+            other += 1  # a correction written in another form than the source's
+        else:
+            continue
+        first = i + 1 if first is None else first
+    if not only and not other:
+        return None
+    return (f"{name}{f' ({path})' if path else ''}: {only + other} line(s) differ from the "
+            "source by Unicode normalisation (NFC/NFD forms) or zero-width characters "
+            f"({only} only by that, {other} beside their corrections; first: line {first}); "
+            "every such difference counts as an edit; normalise the file (e.g. to NFC, "
+            "without zero-width characters) if that is not meant")
+
+
+def input_warnings(data: EvalData, hyps: Sequence[Hypothesis]) -> list[str]:
+    """What looks wrong in inputs that can still be scored, one message each: a detokenised
+    hypothesis against tokenised references, a hypothesis M2 with several annotators, lines
+    that differ from the source by Unicode form only. The one place these are detected:
+    :func:`gecscope.evaluate` emits them as :class:`InputWarning`, the CLI prints them."""
+    from gecscope.checks import glued_share, m2_role_warning, tokenisation_warning
+
+    ref_annotators = data.m2.annotators if data.m2 is not None else ()
+    ref_share = None
+    if data.has_references and data.references:
+        if "reference-glued-share" not in data.cache:  # once per EvalData, not per call
+            data.cache["reference-glued-share"] = glued_share(data.references[0])
+        ref_share = data.cache["reference-glued-share"]
+    out: list[str] = []
+    for h in hyps:
+        found = []
+        if h.m2 is not None:
+            found.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
+        if ref_share is not None:
+            found.append(tokenisation_warning(h.name, h.tokens, ref_share))
+        found.append(unicode_form_warning(h.name, h.tokens, data.sources, h.path))
+        out.extend(w for w in found if w)
+    return out
+
+
 # --------------------------------------------------------------------------- hypothesis
 
 
 class Hypothesis:
     """One system's output: its corrected sentences (token tuples), and its edits when known.
+
+    Read from ChERRANT's parallel format, it also keeps the file's ``sources`` column and its
+    ``ids``: :meth:`EvalData.align` matches the rows to the references' by id (when those
+    have ids) and checks every source against the references' before anything is scored.
 
     Immutable: :attr:`key` digests the content once, so caches keyed by it stay valid.
     """
@@ -169,13 +327,27 @@ class Hypothesis:
     tokens: tuple[Tokens, ...]
     m2: Corpus | None
     path: str | None
+    sources: tuple[Tokens, ...] | None
+    ids: tuple[str, ...] | None
 
     def __init__(self, name: str, tokens: Sequence[Sequence[str]], m2: Corpus | None = None,
-                 path: str | None = None) -> None:
+                 path: str | None = None, *, sources: Sequence[Sequence[str]] | None = None,
+                 ids: Sequence[str] | None = None) -> None:
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "tokens", check_token_lists(tokens, f"hypothesis {name!r}"))
         object.__setattr__(self, "m2", m2)
         object.__setattr__(self, "path", path)
+        n = len(self.tokens)
+        if sources is not None:
+            sources = check_token_lists(sources, f"hypothesis {name!r} sources")
+            if len(sources) != n:
+                raise LengthMismatchError(n, len(sources), f"hypothesis {name!r} sources")
+        if ids is not None:
+            ids = tuple(str(i) for i in ids)
+            if len(ids) != n:
+                raise LengthMismatchError(n, len(ids), f"hypothesis {name!r} ids")
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "ids", ids)
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Hypothesis is immutable; build a new one")
@@ -186,15 +358,30 @@ class Hypothesis:
     def __len__(self) -> int:
         return len(self.tokens)
 
+    def _rebuilt(self, name: str, rows: Sequence[int] | None = None) -> Hypothesis:
+        """This hypothesis under ``name``, with only sentences ``rows`` (in that order)."""
+        def pick(seq: Any) -> Any:
+            return seq if rows is None or seq is None else [seq[i] for i in rows]
+
+        m2 = self.m2
+        if m2 is not None and rows is not None:
+            m2 = Corpus(tuple(m2.sentences[i] for i in rows), m2.path)
+        return Hypothesis(name, pick(self.tokens), m2, self.path, sources=pick(self.sources),
+                          ids=pick(self.ids))
+
     def renamed(self, name: str) -> Hypothesis:
         """The same output under another system name."""
-        return Hypothesis(name, self.tokens, self.m2, self.path)
+        return self._rebuilt(name)
 
     def subset(self, start: int, stop: int) -> Hypothesis:
         """Sentences ``start`` to ``stop - 1`` (with their edits when an M2 was given): the
         hypothesis side of :meth:`EvalData.subset`."""
-        m2 = Corpus(self.m2.sentences[start:stop], self.m2.path) if self.m2 is not None else None
-        return Hypothesis(self.name, self.tokens[start:stop], m2, self.path)
+        return self._rebuilt(self.name, range(start, min(stop, len(self))))
+
+    def reordered(self, order: Sequence[int]) -> Hypothesis:
+        """The sentences in another order: sentence ``k`` of the result is ``order[k]`` of
+        this one (with its edits, source and id)."""
+        return self._rebuilt(self.name, order)
 
     @cached_property
     def key(self) -> str:
@@ -229,19 +416,36 @@ class Hypothesis:
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None,
                   expected: int | None = None, expected_from: str | None = None, *,
-                  lang: Language | str | None = None) -> Hypothesis:
+                  lang: Language | str | None = None, format: str = "auto") -> Hypothesis:
         """Read a hypothesis from plain text (one sentence per line), from an M2 of its edits,
-        or from ChERRANT's parallel format (``id<TAB>source<TAB>output``); text is tokenised
-        as ``lang`` says (default: on whitespace)."""
+        or from ChERRANT's parallel format (``id<TAB>source<TAB>output``, every line); text is
+        tokenised as ``lang`` says (default: on whitespace).
+
+        ``format="auto"`` takes a format only when the whole file looks like it
+        (:func:`sniff_format`; a close call is an :class:`InputWarning` saying what was
+        assumed); ``"plain"``, ``"m2"`` or ``"parallel"`` force one. A parallel file keeps its
+        source column and ids: score it through :func:`gecscope.evaluate` (or
+        :meth:`EvalData.align`), which matches its rows to the references' by id and checks
+        every source."""
+        import warnings
+
         from gecscope.formats.base import read_text
         from gecscope.formats.m2 import parse_m2
-        from gecscope.formats.parallel import looks_like_parallel, parse_parallel
+        from gecscope.formats.parallel import parse_parallel
         from gecscope.formats.plain import split_tokens
 
+        if format not in HYPOTHESIS_FORMATS:
+            raise ConfigError(f"unknown hypothesis format {format!r}; choose one of "
+                              f"{', '.join(HYPOTHESIS_FORMATS)}")
         p = Path(path)
         label = name or ("stdin" if str(path) == "-" else p.stem)
         text = read_text(path, allow_empty=True)
-        if looks_like_m2(text):
+        if format == "auto":
+            format, note = sniff_format(text)
+            if note:
+                warnings.warn(f"{path}: {note}; give the format to read it otherwise "
+                              "(--hyp-format, or format= in Python)", InputWarning, stacklevel=2)
+        if format == "m2":
             corpus = parse_m2(text, p)
             if expected is not None and len(corpus) != expected:
                 raise LengthMismatchError(expected, len(corpus), p, "sentences", expected_from)
@@ -250,25 +454,26 @@ class Hypothesis:
             raise FormatError("file is empty, expected at least one sentence", p)
         language_ = as_language(lang)
         fn = language_.tokeniser()
-        if looks_like_parallel(text):
-            rows = parse_parallel(text, p)
-            for i, r in enumerate(rows, start=1):
-                if len(r.targets) != 1:
-                    raise FormatError(f"a system output has one target per line, found "
-                                      f"{len(r.targets)}", p, i)
+        if format == "parallel":
+            rows = parse_parallel(text, p, targets=1)
             if expected is not None and len(rows) != expected:
                 raise LengthMismatchError(expected, len(rows), p, "lines", expected_from)
+            ids = [r.id for r in rows]
             if language_.extractor == "cherrant":
                 # as parallel_to_m2.py: the edits are found against the file's own sources
                 corpus = Corpus(annotate_rows(language_, [(r.source, r.targets) for r in rows]),
                                 str(p))
-                return cls(label, corpus.hypotheses(), corpus, str(p))
-            return cls(label, [fn(r.targets[0]) for r in rows], None, str(p))
+                return cls(label, corpus.hypotheses(), corpus, str(p), sources=corpus.sources,
+                           ids=ids)
+            return cls(label, [fn(r.targets[0]) for r in rows], None, str(p),
+                       sources=[fn(r.source) for r in rows], ids=ids)
         toks = split_tokens(text, p, expected=expected, expected_from=expected_from, tokenise=fn)
         return cls(label, toks, None, str(p))
 
 
 # --------------------------------------------------------------------------- references
+
+_FILES_LOADER = "EvalData.from_files(references, source)"
 
 
 class _Derived:
@@ -329,6 +534,9 @@ class EvalData:
         self.cycle_references = False
         self.reference_paths: tuple[str, ...] = tuple(str(p) for p in reference_paths)
         self.source_path = str(source_path) if source_path is not None else None
+        #: the references' sentence ids (a parallel reference file's first column), by which
+        #: parallel-format hypotheses are matched to them (:meth:`align`); ``None`` otherwise
+        self.ids: tuple[str, ...] | None = None
         #: Reference-level derived data (parsed gold, annotated references, encoders...).
         self.cache: dict[str, Any] = {}
         self._derived = _Derived(DERIVED_CACHE_SIZE)
@@ -402,7 +610,7 @@ class EvalData:
         language_ = as_language(lang)
         if tokenise is None:
             tokenise = language_.tokeniser()
-        src = tokenise_texts(sources, tokenise, "sources")
+        src = tokenise_texts(sources, tokenise, "sources", _FILES_LOADER)
         if m2 is not None:
             if references is not None:
                 raise ConfigError("give the references either as texts or as M2, not both")
@@ -422,6 +630,9 @@ class EvalData:
         if references is None:
             data.__dict__["references"] = []
             return data
+        hint = path_hint(references, _FILES_LOADER)
+        if hint:
+            raise TypeError(f"references: {hint}")
         if isinstance(references, str | bytes) or (
                 len(references) and all(isinstance(r, str) for r in references)):
             raise TypeError("references must be a list of reference sets ([reference][sentence]); "
@@ -437,7 +648,7 @@ class EvalData:
         for k, r in enumerate(sets):
             if len(r) != n:
                 raise LengthMismatchError(n, len(r), f"references[{k}]", "sentences", "sources")
-            refs.append(tokenise_texts(r, tokenise, f"references[{k}]"))
+            refs.append(tokenise_texts(r, tokenise, f"references[{k}]", _FILES_LOADER))
         data.__dict__["references"] = refs
         data.reference_paths = tuple(f"<reference {k}>" for k in range(len(refs)))
         return data
@@ -458,7 +669,8 @@ class EvalData:
             return None
         path = self.reference_paths[0]
         text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
-        if looks_like_m2(text):
+        kind, note = sniff_format(text)
+        if kind == "m2":
             corpus = parse_m2(text, path)
             # ChERRANT's M2 lists every target (T lines): a missing k-th one is no reference
             self.cycle_references = re.search(r"^T\d+", text, re.MULTILINE) is not None
@@ -470,12 +682,18 @@ class EvalData:
             self.cache["imeasure-gold"] = gold
             corpus = gold_to_m2(gold)
             return Corpus(corpus.sentences, path)
-        from gecscope.formats.parallel import looks_like_parallel, parse_parallel
+        from gecscope.formats.parallel import parse_parallel
 
-        if self.source_path is None and looks_like_parallel(text):
+        if self.source_path is None and kind == "parallel":
             rows = parse_parallel(text, path)
             self.cycle_references = True
+            ids = tuple(r.id for r in rows)
+            self.ids = ids if len(set(ids)) == len(ids) else None  # duplicates: by position
             return Corpus(annotate_rows(self.lang, [(r.source, r.targets) for r in rows]), path)
+        if note and self.source_path is not None:
+            import warnings
+
+            warnings.warn(f"{path}: {note}", InputWarning, stacklevel=2)
         return None
 
     def require_m2(self, metric: str) -> Corpus:
@@ -556,6 +774,7 @@ class EvalData:
         part = EvalData(self.reference_paths, self.source_path, self.lang)
         part.cycle_references = self.cycle_references
         m2 = self.m2
+        part.ids = self.ids[start:stop] if self.ids is not None else None
         part.__dict__["m2"] = (Corpus(m2.sentences[start:stop], m2.path) if m2 is not None
                                else None)
         part.__dict__["sources"] = self.sources[start:stop]
@@ -604,22 +823,72 @@ class EvalData:
                                       hyp.name)
         self._derived.put(hyp.key, "hyp-m2", corpus)
 
+    def align(self, hyp: Hypothesis) -> Hypothesis:
+        """``hyp`` with its sentences in the references' order, checked (:meth:`check`).
+
+        A parallel-format hypothesis (with ids) is matched by id when the references have ids
+        (a parallel reference file whose ids are unique): rows in another order are put in
+        the references' order; a duplicate, unknown or missing id is a :class:`FormatError`
+        naming the file, line and id. Otherwise sentences are matched by position, and a
+        hypothesis that carries its sources (M2 or parallel) must have the references' source
+        on every line. Every input path (the CLI, :func:`gecscope.evaluate`) goes through here,
+        whatever the language."""
+        len(self)  # reads the references (and their ids)
+        if hyp.ids is not None and self.ids is not None and hyp.ids != self.ids:
+            known = frozenset(self.ids)
+            where = self.reference_paths[0] if self.reference_paths else "the references"
+            position: dict[str, int] = {}
+            for i, k in enumerate(hyp.ids):
+                if k in position:
+                    raise FormatError(f"id {k!r} is given twice (lines {position[k] + 1} and "
+                                      f"{i + 1}); each line needs its own id to be matched to "
+                                      f"the references ({where})", hyp.path, i + 1)
+                if k not in known:
+                    raise FormatError(f"id {k!r} is not an id of the references ({where})",
+                                      hyp.path, i + 1)
+                position[k] = i
+            missing = [k for k in self.ids if k not in position]
+            if missing:
+                raise FormatError(f"has no line for id {missing[0]!r} of the references ({where}"
+                                  f"; {len(missing)} id(s) missing)", hyp.path or hyp.name)
+            hyp = hyp.reordered([position[k] for k in self.ids])
+        self.check(hyp)
+        return hyp
+
     def check(self, hyp: Hypothesis) -> None:
-        """The hypothesis has one sentence per reference sentence (and, for an M2 hypothesis,
-        the same sources)."""
+        """The hypothesis has one sentence per reference sentence, in the references' order:
+        its ids (parallel format) are the references' and its sources (M2 or parallel format)
+        are the references' sources, on every line (see :meth:`align`, which reorders by id)."""
         if len(hyp) != len(self):
             origin = self.reference_paths[0] if self.m2 is not None else self.source_path
             raise LengthMismatchError(len(self), len(hyp), hyp.path or hyp.name, "sentences",
                                       origin)
-        if hyp.m2 is not None and hyp.m2.sources != self.sources:
+        if hyp.ids is not None and self.ids is not None and hyp.ids != self.ids:
+            i = next(i for i, (a, b) in enumerate(zip(hyp.ids, self.ids, strict=True)) if a != b)
+            raise FormatError(
+                f"has id {hyp.ids[i]!r} where the references' sentence {i + 1} has id "
+                f"{self.ids[i]!r}: its lines are in another order; gecscope.evaluate() and "
+                "`gecscope evaluate`/`compare` match them by id (EvalData.align)", hyp.path, i + 1)
+        sources = hyp.m2.sources if hyp.m2 is not None else hyp.sources
+        if sources is not None and list(sources) != list(self.sources):
             import unicodedata
 
-            for i, (a, b) in enumerate(zip(hyp.m2.sources, self.sources, strict=True)):
+            parallel = hyp.sources is not None
+            for i, (a, b) in enumerate(zip(sources, self.sources, strict=True)):
                 # equal up to Unicode compatibility forms is the same source: ChERRANT's
                 # demo references have ':' where its hypothesis M2 has the full-width '：'
                 if a != b and unicodedata.normalize("NFKC", " ".join(a)) != \
                         unicodedata.normalize("NFKC", " ".join(b)):
+                    what = ("its source column differs from the references' source"
+                            if parallel else "source differs from the reference source")
+                    fix = ("a parallel file's source column must be the references' source, "
+                           "line by line" if parallel else
+                           "hypothesis and reference M2 must share their S lines")
+                    j = next((j for j, ref in enumerate(self.sources) if ref == a), None)
+                    if j is not None:
+                        fix = (f"it is the source of the references' sentence {j + 1}: lines "
+                               "in another order? (matching by id needs references with ids, "
+                               "a parallel reference file)")
                     raise FormatError(
-                        f"sentence {i + 1}: source differs from the reference source "
-                        f"({' '.join(a)[:50]!r} vs {' '.join(b)[:50]!r}); "
-                        "hypothesis and reference M2 must share their S lines", hyp.path)
+                        f"sentence {i + 1}: {what} ({' '.join(a)[:50]!r} vs "
+                        f"{' '.join(b)[:50]!r}); {fix}", hyp.path, i + 1 if parallel else None)

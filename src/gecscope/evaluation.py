@@ -22,25 +22,44 @@ def make_metrics(metrics: MetricSpec | Sequence[MetricSpec]) -> list[Metric[Any]
     """Metric objects from registry names (default options) or ready instances."""
     from gecscope.registry import get_metric
 
-    items = [metrics] if isinstance(metrics, str | Metric) else list(metrics)
+    try:
+        items = [metrics] if isinstance(metrics, str | Metric) else list(metrics)
+    except TypeError:
+        raise TypeError("metrics must be a metric name (e.g. 'errant'), a Metric, or a list of "
+                        f"them, not {type(metrics).__name__}") from None
     if not items:
         raise ConfigError("give at least one metric")
+    for i, m in enumerate(items):
+        if not isinstance(m, str | Metric):
+            raise TypeError(f"metrics[{i}] is {type(m).__name__}; expected a metric name (e.g. "
+                            "'errant', see gecscope.list_metrics()) or a Metric instance")
     return [m if isinstance(m, Metric) else get_metric(m)() for m in items]
 
 
 def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]],
                     tokenise: Tokeniser = "whitespace") -> list[Hypothesis]:
     """Hypothesis objects from one or several of them, or ``{name: [sentence, ...]}`` strings."""
+    from gecscope.data import path_hint
+
     if isinstance(hypotheses, Hypothesis):
         return [hypotheses]
+    hint = path_hint(hypotheses, "Hypothesis.from_file(path)")
+    if hint:
+        raise TypeError(f"hypotheses: {hint}")
     if isinstance(hypotheses, Mapping):
         return [Hypothesis.from_texts(texts, name, tokenise=tokenise)
                 for name, texts in hypotheses.items()]
-    out = list(hypotheses)
-    for h in out:
+    try:
+        out = list(hypotheses)
+    except TypeError:
+        raise TypeError("hypotheses must be a Hypothesis, a list of them or a {name: "
+                        f"[sentence, ...]}} mapping, not {type(hypotheses).__name__}") from None
+    for i, h in enumerate(out):
         if not isinstance(h, Hypothesis):
-            raise TypeError("hypotheses must be Hypothesis objects or a {name: [sentence, ...]} "
-                            f"mapping, not {type(h).__name__}; use Hypothesis.from_texts")
+            hint = path_hint(h, "Hypothesis.from_file(path)")
+            raise TypeError(f"hypotheses[{i}] is {hint or type(h).__name__}; hypotheses must be "
+                            "Hypothesis objects or a {name: [sentence, ...]} mapping (build one "
+                            "with Hypothesis.from_texts or Hypothesis.from_file)")
     return out
 
 
@@ -63,11 +82,24 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     the results are identical to ``jobs=1``. ``backend="ray"`` runs it on ``jobs`` Ray
     actors (``0``: one per CPU of the cluster) at ``address`` (``None``: a local Ray
     instance; ``"auto"`` or ``HOST:PORT``: an existing cluster).
+
+    Every hypothesis is checked first (:meth:`EvalData.align`: parallel-format rows matched
+    to the references by id, sources compared line by line), and what looks wrong but can be
+    scored (:func:`gecscope.data.input_warnings`: a detokenised hypothesis, differences of
+    Unicode form only...) is an :class:`~gecscope.data.InputWarning`, the text the CLI prints.
     """
+    import warnings
+
+    from gecscope.data import InputWarning, input_warnings
     from gecscope.progress import reporting
 
     ms = make_metrics(metrics)
-    hyps = make_hypotheses(hypotheses, tokenise)
+    if not isinstance(data, EvalData):
+        raise TypeError(f"data must be an EvalData (EvalData.from_files, .from_texts or "
+                        f".from_m2), not {type(data).__name__}")
+    hyps = [data.align(h) for h in make_hypotheses(hypotheses, tokenise)]
+    for message in input_warnings(data, hyps):
+        warnings.warn(message, InputWarning, stacklevel=2)
     for m in ms:
         m.prepare_systems(data, hyps)
     if backend == "ray":

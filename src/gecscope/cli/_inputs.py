@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from gecscope.errors import ConfigError
@@ -45,6 +47,12 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
                         help="hypothesis file(s): plain text or M2; one result row per file "
                              "(a file also given as -r is left out, with a note)")
     inputs.add_argument("--name", nargs="+", help="system names (default: file names)")
+    inputs.add_argument("--hyp-format", choices=["auto", "plain", "m2", "parallel"],
+                        default="auto",
+                        help="read every --hyp file as plain text, M2 or ChERRANT's parallel "
+                             "format (id<TAB>source<TAB>output, matched to the references by "
+                             "id); default auto: a format only when the whole file looks like "
+                             "it, with a warning when its first line suggested another")
     add_long_line_arguments(inputs)
     metrics = p.add_argument_group("metrics")
     metrics.add_argument("-m", "--metric", action="append", default=None,
@@ -150,8 +158,9 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
     drop_reference_hyps(args)
-    from gecscope.checks import glued_share, m2_role_warning, system_names, tokenisation_warning
+    from gecscope.checks import system_names
     from gecscope.cli._common import language_from_args
+    from gecscope.data import input_warnings
 
     lang = language_from_args(args)
     data = EvalData(tuple(args.ref), args.source, lang)
@@ -162,27 +171,37 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if repeated:
         raise ConfigError(f"two systems are named {repeated[0]!r}: give --name with one name "
                           "per hypothesis file")
-    n = len(data)
-    origin = args.ref[0] if args.ref and data.m2 is not None else args.source
-    hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin, lang=lang)
-            for h, nm in zip(args.hyp, names)]
+    with input_warnings_printed():
+        n = len(data)
+        origin = args.ref[0] if args.ref and data.m2 is not None else args.source
+        fmt = getattr(args, "hyp_format", None) or "auto"
+        hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin, lang=lang,
+                                     format=fmt)
+                for h, nm in zip(args.hyp, names)]
     limit = getattr(args, "max_tokens", 0) or 0
     if limit > 0:
         hyps = [guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
                 for h in hyps]
-    ref_annotators = data.m2.annotators if data.m2 is not None else ()
-    ref_share = (glued_share(data.references[0])
-                 if data.has_references and data.references else None)
-    for h in hyps:
-        warnings = []
-        if h.m2 is not None:
-            warnings.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
-        if ref_share is not None:
-            warnings.append(tokenisation_warning(h.name, h.tokens, ref_share))
-        for w in warnings:
-            if w:
-                print(f"gecscope: warning: {w}", file=sys.stderr)
+    hyps = [data.align(h) for h in hyps]  # parallel rows matched by id, sources checked
+    for w in input_warnings(data, hyps):  # the text gecscope.evaluate warns with
+        print(f"gecscope: warning: {w}", file=sys.stderr)
     return data, hyps
+
+
+@contextlib.contextmanager
+def input_warnings_printed() -> Iterator[None]:
+    """Print the :class:`~gecscope.data.InputWarning` s raised inside (what a file was read
+    as, ...) as the CLI's warnings; other warnings are shown as usual."""
+    from gecscope.data import InputWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, InputWarning):
+            print(f"gecscope: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -> Hypothesis:
@@ -200,26 +219,31 @@ def guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -
         raise FormatError(f"has {len(hyp.tokens[i])} tokens, more than --max-tokens {limit} "
                           f"({len(long)} such line(s)); {how}", hyp.path, i + 1)
     tokens = list(hyp.tokens)
+    sources = hyp.sources if hyp.sources is not None else data.sources  # a file's own, if any
     for k in long:
-        tokens[k] = tuple(data.sources[k])
+        tokens[k] = tuple(sources[k])
     print(f"gecscope: warning: {hyp.name}: {len(long)} line(s) longer than {limit} tokens "
           f"(first: line {i + 1}) scored as the unchanged source (--long-lines source)",
           file=sys.stderr)
-    return Hypothesis(hyp.name, tokens, None, hyp.path)
+    return Hypothesis(hyp.name, tokens, None, hyp.path, sources=hyp.sources, ids=hyp.ids)
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
                  quiet: bool = False, force: bool = False, jobs: int = 1,
                  backend: str = "local", address: str | None = None) -> list[SystemResult]:
-    """:func:`gecscope.evaluate` with a progress display."""
+    """:func:`gecscope.evaluate` with a progress display (its input warnings were printed
+    by :func:`load_inputs`)."""
     from gecscope.cli._common import Progress
+    from gecscope.data import InputWarning
     from gecscope.evaluation import evaluate
 
     progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,
                         unit="sentences", force=force)
     try:
-        return evaluate(metrics, data, hyps, progress=progress, jobs=jobs, backend=backend,
-                        address=address)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InputWarning)
+            return evaluate(metrics, data, hyps, progress=progress, jobs=jobs, backend=backend,
+                            address=address)
     finally:
         progress.close()
 

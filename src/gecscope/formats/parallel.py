@@ -23,19 +23,36 @@ class ParallelRow:
 
 
 def looks_like_parallel(text: str) -> bool:
-    """True when the first non-blank line has at least three tab-separated fields."""
+    """True when the first non-blank line has at least three tab-separated fields (a first
+    look only; :func:`gecscope.data.sniff_format` decides from the whole file)."""
     for line in text.split("\n"):
         if line.strip():
             return line.count("\t") >= 2
     return False
 
 
-def parse_parallel(text: str, path: PathLike | None = None) -> list[ParallelRow]:
-    """Rows of parallel text (blank lines at the ends ignored, as the tool strips the file);
-    a row without a target, or with an empty source or target, is a :class:`FormatError`."""
+def parse_parallel(text: str, path: PathLike | None = None, *,
+                   targets: int | None = None) -> list[ParallelRow]:
+    """Rows of parallel text; a row without a target, or with an empty source or target, is a
+    :class:`FormatError` naming its line.
+
+    ``targets=None`` (references, as MuCGEC's: one to seven per row) accepts any number of
+    targets and ignores blank lines at both ends, as the tool strips the file. ``targets=N``
+    (a system output has one) requires exactly ``2 + N`` fields on every line, so a TAB
+    inside a sentence (which would shift the columns) is an error, and only trailing blank
+    lines are ignored, so line ``i`` is always sentence ``i``."""
+    lines = split_lines(text.rstrip("\n") if targets is not None else text.strip("\n"))
+    first = 1 if targets is not None else len(text) - len(text.lstrip("\n")) + 1
     rows = []
-    for lineno, line in enumerate(split_lines(text.strip("\n")), start=1):
+    for lineno, line in enumerate(lines, start=first):
         fields = line.rstrip("\r").split("\t")
+        if targets is not None and len(fields) != 2 + targets:
+            raise FormatError(
+                f"has {len(fields)} tab-separated field(s) where every line of this file must "
+                f"have {2 + targets} ('id<TAB>source<TAB>output'"
+                f"{'' if targets == 1 else ', one output per target'})"
+                + ("; a TAB inside a sentence?" if len(fields) > 2 + targets else ""),
+                path, lineno)
         if len(fields) < 3:
             raise FormatError(f"expected 'id<TAB>source<TAB>target...' (at least 3 tab-separated "
                               f"fields), found {len(fields)}", path, lineno)
