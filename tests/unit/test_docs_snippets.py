@@ -1,4 +1,5 @@
-"""Every Python snippet of the API docs runs (in order, one namespace per page)."""
+"""Every Python snippet of the API docs runs (in order, one namespace per page); every shell
+example of the README and the quick start parses and names files that exist."""
 
 from __future__ import annotations
 
@@ -56,3 +57,84 @@ def test_every_metric_has_its_paper_and_gecscope_a_citation() -> None:
     version = re.search(r'^version = "(.+)"', (root / "pyproject.toml").read_text(),
                         flags=re.MULTILINE)
     assert version and f"\nversion: {version.group(1)}\n" in cff
+
+
+# The shell examples of the README and the quick start name real files: every gecscope command
+# parses, and every input it names exists in ../shared/data, is written by an earlier command
+# of the page, or is one of the reader's own files below (the quick start's `--hyp AMU` named
+# no file: the system outputs are in conll14/submissions/).
+ROOT = DOCS.parent
+#: page -> the folder its relative paths start from (the quick start's are "as in
+#: ../shared/data"; the README's are relative to the repository root)
+SHELL_PAGES = {"README.md": None, "docs/quickstart.md": "data"}
+#: options naming an input file or folder (argparse dests)
+INPUT_DESTS = ("ref", "source", "hyp", "cor", "retype", "para", "gold_dir", "data_dir", "m2",
+               "submissions", "seeda", "gjg15", "input")
+OUTPUT_DESTS = ("output", "html", "json_out", "output_dir")
+#: the reader's own files in the examples
+READERS_FILES = {"source.txt", "system.txt", "ref0.txt", "ref1.txt", "essay.txt", "-"}
+
+
+def shell_commands(page: str, data: Path) -> list[list[str]]:
+    """The gecscope command lines of a page's bash blocks, words expanded as a shell would
+    ($VAR, {a,b}, *), with ``../shared/data`` standing for ``data``."""
+    import glob
+    import shlex
+
+    text = (ROOT / page).read_text(encoding="utf-8")
+    env: dict[str, str] = {}
+    commands: list[list[str]] = []
+
+    def expand(word: str) -> list[str]:
+        word = re.sub(r"\$(\w+)", lambda m: env[m.group(1)], word)
+        if word.startswith("../shared/data"):
+            word = str(data) + word[len("../shared/data"):]
+        braces = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+        if braces:
+            return [w for alt in braces.group(1).split(",")
+                    for w in expand(word[:braces.start()] + alt + word[braces.end():])]
+        return sorted(glob.glob(word)) or [word] if "*" in word else [word]
+
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            command: list[str] = []
+            for word in [*shlex.split(line, comments=True), "&&"]:
+                if word in ("&&", "|", ";"):
+                    if len(command) == 1 and re.match(r"^\w+=", command[0]):
+                        name, value = command[0].split("=", 1)
+                        env[name] = value
+                    elif command[:1] == ["gecscope"]:
+                        commands.append(command)
+                    command = []
+                else:
+                    command.extend(expand(word) if command[:1] == ["gecscope"] else [word])
+    return commands
+
+
+@pytest.mark.parametrize("page", sorted(SHELL_PAGES))
+def test_shell_examples_parse_and_name_existing_files(page: str, shared_data: Path) -> None:
+    from gecscope.cli.main import build_parser
+
+    base = shared_data if SHELL_PAGES[page] == "data" else ROOT
+    commands = shell_commands(page, shared_data)
+    assert len(commands) >= 5
+    written: set[Path] = set()
+    for argv in commands:
+        shown = " ".join(argv)
+        try:
+            args = build_parser().parse_args(argv[1:])
+        except SystemExit:
+            pytest.fail(f"{page}: the command line does not parse: {shown}")
+        for dest in INPUT_DESTS:
+            value = getattr(args, dest, None)
+            for path in value if isinstance(value, list) else [value]:
+                if not isinstance(path, str) or path in READERS_FILES:
+                    continue
+                full = (base / path).resolve()
+                assert full.exists() or full in written, f"{page}: no {path}: {shown}"
+        for pair in getattr(args, "pair", None) or []:
+            for passage in pair.split(":"):
+                assert (base / args.gold_dir / f"{passage}.xml").is_file(), shown
+        for dest in OUTPUT_DESTS:
+            if isinstance(getattr(args, dest, None), str):
+                written.add((base / getattr(args, dest)).resolve())
