@@ -7,7 +7,8 @@ of ``gecscope correct``), with the limits a long unattended run needs.
 * bounded retries with backoff for transient failures (HTTP 429 and 5xx, a reset or closed
   connection);
 * every failure raised as the caller's typed error, never a traceback: HTTP errors, refused
-  connections, time-outs, a short body (``IncompleteRead``), invalid UTF-8, invalid JSON.
+  connections, time-outs, a short body (``IncompleteRead``), invalid UTF-8, invalid JSON
+  (and JSON Python cannot read: an integer of thousands of digits, nesting too deep).
 
 Standard library only.
 """
@@ -93,6 +94,9 @@ def _once(url: str, data: bytes | None, headers: Mapping[str, str], timeout: flo
         return json.loads(text)
     except json.JSONDecodeError:
         raise error(f"{url}: the answer is not JSON: {text[:200]!r}") from None
+    except (ValueError, RecursionError) as exc:  # an integer too long to convert, deep nesting
+        raise error(f"{url}: the answer is JSON that cannot be read ({str(exc)[:120]}): "
+                    f"{text[:200]!r}") from None
 
 
 def _read(resp: Any, deadline: float, max_bytes: int, url: str,

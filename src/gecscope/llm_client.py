@@ -19,7 +19,12 @@ can use it too):
   ``~/.cache/gecscope``), keyed by the SHA-256 of the endpoint URL and the *whole* request body
   (model, messages, sampling parameters, response format) as canonical JSON. A re-run makes no
   request; any change to the prompt, the model or a parameter misses. Only answers the parser
-  accepted are stored, so a malformed answer is never replayed.
+  accepted are stored, so a malformed answer is never replayed. Each row carries a digest
+  over its key, request and answer; a row that fails it (or whose request is not the one
+  asked) is never used: it is asked again and replaced, with a warning (the cache only saves
+  requests, so asking again gives the right answer and keeps every other row).
+  The cache is proven writable before any request is made (exit 73 naming the path); a cache
+  locked by another process is waited on, then an error (exit 75), never "repaired".
 
 Standard library only.
 """
@@ -30,25 +35,33 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from gecscope._sqlite_cache import DEFAULT_TIMEOUT, guard, open_cache
 from gecscope.errors import ConfigError, GecscopeError
 
 T = TypeVar("T")
 
 CACHE_FILE = "llm-answers.sqlite"
+ROW_FORMAT = "gecscope-llm-answer/1"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class LLMResponseError(GecscopeError):
-    """The LLM endpoint failed, or answered without what was asked (after the retries)."""
+    """The LLM endpoint failed, or answered without what was asked (after the retries).
+    ``what`` names the request (the sentence, the edit), ``answer`` is the last answer
+    received when there was one."""
 
     exit_code = 69
+
+    def __init__(self, message: str, *, what: str = "", answer: str | None = None) -> None:
+        super().__init__(message)
+        self.what = what
+        self.answer = answer
 
 
 class MalformedAnswer(ValueError):
@@ -94,63 +107,92 @@ def canonical_request(url: str, body: Mapping[str, Any]) -> str:
 
 def request_key(url: str, body: Mapping[str, Any]) -> str:
     """SHA-256 of the endpoint and the whole request body (never the headers)."""
-    return hashlib.sha256(canonical_request(url, body).encode("utf-8")).hexdigest()
+    return key_of(canonical_request(url, body))
+
+
+def key_of(request: str) -> str:
+    """The cache key of a :func:`canonical_request`: its SHA-256."""
+    return hashlib.sha256(request.encode("utf-8")).hexdigest()
 
 
 def default_cache_dir() -> Path:
     """The gecscope cache directory (shared with the round-trip-translation cache)."""
-    from gecscope.rtt.translator import default_cache_dir as cache_dir
+    from gecscope._sqlite_cache import default_cache_dir as cache_dir
 
     return cache_dir()
 
 
+def row_digest(key: str, request: str, answer: str) -> str:
+    """SHA-256 over a cache row's key, request and answer, stored in the row: a row whose
+    answer, request or key was changed after it was written no longer matches it."""
+    text = json.dumps([ROW_FORMAT, key, request, answer], ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class AnswerCache:
     """LLM answers in SQLite, keyed by :func:`request_key`; the request is kept beside each
-    answer so the cache also records what was asked."""
+    answer, with :func:`row_digest` over key, request and answer.
 
-    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+    :meth:`get` uses a row only if its request is the one asked now and its digest matches;
+    any other row (changed by hand or by another program, or written by a version without
+    digests) is counted in ``rejected`` and reads as a miss, so the caller asks the endpoint
+    again and :meth:`put` replaces the row. (The digest detects changes; it is no secret, so
+    it cannot stop a deliberate forgery by someone who can write the cache, who could also
+    change the installed code.)
+
+    Opening proves the cache writable (a read-only directory or file fails then, exit 73,
+    before any request); a cache another process keeps locked is waited on for ``timeout``
+    seconds, then :class:`~gecscope._sqlite_cache.CacheBusyError` (exit 75).
+    """
+
+    WHAT = "LLM answer cache"
+    SCHEMA = ("CREATE TABLE IF NOT EXISTS answer (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
+              "answer TEXT NOT NULL, digest TEXT)")
+    HINT = "make it writable, set cache_dir or $GECSCOPE_CACHE to a writable directory, or " \
+           "run without the cache (cache=false)"
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
         self.directory = (Path(directory).expanduser() if directory else default_cache_dir())
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot create the LLM answer cache directory {self.directory}: "
-                              f"{exc.strerror or exc}; set cache_dir or $GECSCOPE_CACHE, or "
-                              "cache=false") from None
         self.path = self.directory / CACHE_FILE
-        try:
-            self._db = self._open()
-        except sqlite3.DatabaseError:  # not a database, or damaged: keep it aside, start anew
-            import time
-            import warnings
+        self.timeout = timeout
+        self.rejected: list[str] = []
+        self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
+                              hint=self.HINT, version=2)
+        with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(answer)")}
+            if "digest" not in columns:  # a cache written before rows carried a digest
+                self._db.execute("ALTER TABLE answer ADD COLUMN digest TEXT")
+                self._db.commit()
 
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            os.replace(self.path, aside)
-            warnings.warn(f"the LLM answer cache {self.path} was unreadable; moved it to "
-                          f"{aside} and started an empty one", RuntimeWarning, stacklevel=2)
-            self._db = self._open()
+    def _guard(self) -> Any:
+        return guard(self.path, self.WHAT, self.timeout, self.HINT)
 
-    def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), timeout=60)
-        try:
-            db.execute("CREATE TABLE IF NOT EXISTS answer (key TEXT PRIMARY KEY, "
-                       "request TEXT NOT NULL, answer TEXT NOT NULL)")
-            db.execute("SELECT COUNT(*) FROM answer").fetchone()
-            db.commit()
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        return db
-
-    def get(self, key: str) -> str | None:
-        row = self._db.execute("SELECT answer FROM answer WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+    def get(self, key: str, request: str) -> str | None:
+        """The stored answer to ``request`` (whose key is ``key``), or None: not stored, or
+        a row that fails verification (then ``key`` is added to ``rejected``)."""
+        with self._guard():
+            row = self._db.execute("SELECT request, answer, digest FROM answer WHERE key=?",
+                                   (key,)).fetchone()
+        if row is None:
+            return None
+        stored, answer, digest = row
+        if not (isinstance(stored, str) and isinstance(answer, str) and stored == request
+                and digest == row_digest(key, stored, answer)):
+            self.rejected.append(key)
+            return None
+        return answer
 
     def put(self, key: str, request: str, answer: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO answer VALUES (?, ?, ?)", (key, request, answer))
-        self._db.commit()
+        with self._guard():
+            self._db.execute("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?)",
+                             (key, request, answer, row_digest(key, request, answer)))
+            self._db.commit()
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM answer").fetchone()[0])
+        with self._guard():
+            return int(self._db.execute("SELECT COUNT(*) FROM answer").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
@@ -243,7 +285,8 @@ class ChatClient:
         shown = f"; its last answer was {last[:300]!r}" if last else ""
         raise LLMResponseError(f"{what}: the LLM gave no usable answer in {attempts} "
                                f"attempt(s): {reason}{shown} (raise max_retries, or use a model "
-                               "or server that follows the requested output format)")
+                               "or server that follows the requested output format)",
+                               what=what, answer=last)
 
     def ask(self, body: Mapping[str, Any], parse: Callable[[str], T], what: str = "request"
             ) -> T:
@@ -261,7 +304,8 @@ class ChatClient:
         """
         names = list(what) if what is not None else [f"request {i + 1}" for i in
                                                       range(len(bodies))]
-        keys = [request_key(self.url, b) for b in bodies]
+        requests = [canonical_request(self.url, b) for b in bodies]
+        keys = [key_of(r) for r in requests]
         multiplicity: dict[str, int] = {}
         first: dict[str, int] = {}
         for i, k in enumerate(keys):
@@ -269,8 +313,9 @@ class ChatClient:
             first.setdefault(k, i)
         results: dict[str, T] = {}
         todo: list[str] = []
+        rejected = len(self.cache.rejected) if self.cache is not None else 0
         for k, i in first.items():
-            cached = self.cache.get(k) if self.cache is not None else None
+            cached = self.cache.get(k, requests[i]) if self.cache is not None else None
             if cached is not None:
                 try:
                     results[k] = parse(i, cached)
@@ -282,11 +327,18 @@ class ChatClient:
                     done(multiplicity[k])
             else:
                 todo.append(k)
+        if self.cache is not None and len(self.cache.rejected) > rejected:
+            import warnings
+
+            warnings.warn(f"{len(self.cache.rejected) - rejected} row(s) of the LLM answer cache "
+                          f"{self.cache.path} do not match their request or their digest (changed "
+                          "after they were written, or written by an older gecscope); not used: "
+                          "asked again, and replaced", RuntimeWarning, stacklevel=2)
 
         def store(k: str, content: str, value: T) -> None:
             results[k] = value
             if self.cache is not None:
-                self.cache.put(k, canonical_request(self.url, bodies[first[k]]), content)
+                self.cache.put(k, requests[first[k]], content)
             if done is not None:
                 done(multiplicity[k])
 

@@ -59,6 +59,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif mode == "not-json":
             self._send(200, b"<html>oops</html>")
+        elif mode == "hugeint":  # valid JSON; Python refuses integers over 4,300 digits
+            self._send(200, b'{"created": 1' + b"0" * 5000 + b"}")
+        elif mode == "deep":
+            self._send(200, b"[" * 100_000 + b"]" * 100_000)
         else:
             self._send(200, b'{"ok": true}')
 
@@ -102,6 +106,8 @@ def test_a_lasting_500_fails_after_the_retries(server: tuple[str, type[_Handler]
     ("latin1", "not UTF-8"),                                # was a UnicodeDecodeError
     ("short", "ended early"),                               # was http.client.IncompleteRead
     ("not-json", "not JSON"),
+    ("hugeint", "JSON that cannot be read .*4300 digits"),  # was a ValueError traceback
+    ("deep", "JSON that cannot be read .*recursion"),       # was a RecursionError
 ])
 def test_misbehaving_answers_are_typed_errors(server: tuple[str, type[_Handler]], mode: str,
                                               message: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from gecscope._optional import require
+from gecscope._sqlite_cache import DEFAULT_TIMEOUT, default_cache_dir, guard, open_cache
 from gecscope.errors import ConfigError, GecscopeError, MissingDependencyError
 
 
@@ -472,45 +472,27 @@ def make_translator(spec: str | None = None) -> BaseTranslator:
 
 
 # -- cache -----------------------------------------------------------------------------------
-def default_cache_dir() -> Path:
-    """``$GECSCOPE_CACHE``, else ``$XDG_CACHE_HOME/gecscope``, else ``~/.cache/gecscope``."""
-    if os.environ.get("GECSCOPE_CACHE"):
-        return Path(os.environ["GECSCOPE_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gecscope"
-
-
 class RoundTripCache:
-    """Round trips stored in SQLite, keyed by (backend, pivot, sentence)."""
+    """Round trips stored in SQLite, keyed by (backend, pivot, sentence). Opened as every
+    gecscope cache is (:func:`gecscope._sqlite_cache.open_cache`): proven writable first, a
+    busy file waited on for ``timeout`` seconds, only a damaged regular file moved aside."""
 
-    def __init__(self, directory: str | os.PathLike[str] | None = None):
+    WHAT = "round-trip cache"
+    SCHEMA = ("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, sentence TEXT, "
+              "output TEXT, PRIMARY KEY (backend, pivot, sentence))")
+    HINT = "make it writable, or give another directory with --cache-dir or $GECSCOPE_CACHE"
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 timeout: float = DEFAULT_TIMEOUT):
         self.directory = (Path(directory).expanduser() if directory is not None
                           else default_cache_dir())
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "rtt-round-trips.sqlite"
-        try:
-            self._db = self._open()
-        except sqlite3.DatabaseError:  # not a database, or damaged: keep it aside, start anew
-            import time
-            import warnings
+        self.timeout = timeout
+        self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
+                              hint=self.HINT)
 
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-            os.replace(self.path, aside)
-            warnings.warn(f"the round-trip cache {self.path} was unreadable; moved it to {aside} "
-                          "and started an empty one", RuntimeWarning, stacklevel=2)
-            self._db = self._open()
-
-    def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path))
-        try:
-            db.execute("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, "
-                       "sentence TEXT, output TEXT, PRIMARY KEY (backend, pivot, sentence))")
-            db.execute("SELECT COUNT(*) FROM round_trip").fetchone()
-            db.commit()
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        return db
+    def _guard(self) -> Any:
+        return guard(self.path, self.WHAT, self.timeout, self.HINT)
 
     def get_many(self, backend: str, pivot: str, sentences: Sequence[str]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -518,19 +500,23 @@ class RoundTripCache:
         for b in range(0, len(uniq), 500):
             chunk = uniq[b:b + 500]
             q = ",".join("?" * len(chunk))
-            for s, o in self._db.execute(
+            with self._guard():
+                rows = self._db.execute(
                     f"SELECT sentence, output FROM round_trip WHERE backend=? AND pivot=? "
-                    f"AND sentence IN ({q})", (backend, pivot, *chunk)):
+                    f"AND sentence IN ({q})", (backend, pivot, *chunk)).fetchall()
+            for s, o in rows:
                 out[s] = o
         return out
 
     def put_many(self, backend: str, pivot: str, pairs: Sequence[tuple[str, str]]) -> None:
-        self._db.executemany("INSERT OR REPLACE INTO round_trip VALUES (?, ?, ?, ?)",
-                             [(backend, pivot, s, o) for s, o in pairs])
-        self._db.commit()
+        with self._guard():
+            self._db.executemany("INSERT OR REPLACE INTO round_trip VALUES (?, ?, ?, ?)",
+                                 [(backend, pivot, s, o) for s, o in pairs])
+            self._db.commit()
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM round_trip").fetchone()[0])
+        with self._guard():
+            return int(self._db.execute("SELECT COUNT(*) FROM round_trip").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
