@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from gecscope.llm_client import MalformedAnswer
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 from gecscope.metrics.cleme.weights import (
@@ -47,8 +48,12 @@ RATINGS = {"a \u2192 A": 5, "c \u2192 X": 2, "e \u2192 Y": 1, "g \u2192 G": 4, "
 
 
 class _Handler(BaseHTTPRequestHandler):
+    """``mode`` ok: the RATINGS table; chatty: no number; error: HTTP 500; script: the
+    next of ``answers`` (``{prompt}`` in it stands for the prompt received)."""
+
     mode = "ok"
     requests: ClassVar[list[dict[str, Any]]] = []
+    answers: ClassVar[list[str]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -60,8 +65,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         prompt = body["messages"][-1]["content"]
         edit = [ln for ln in prompt.splitlines() if ln.startswith("Edit: ")][-1][len("Edit: "):]
-        content = (f"{RATINGS.get(edit, 3)}" if self.mode == "ok"
-                   else "This edit matters a lot.")
+        if self.mode == "script":
+            content = type(self).answers.pop(0).replace("{prompt}", prompt)
+        else:
+            content = (f"{RATINGS.get(edit, 3)}" if self.mode == "ok"
+                       else "This edit matters a lot.")
         payload = {"id": "x", "object": "chat.completion",
                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                                 "finish_reason": "stop"}]}
@@ -78,7 +86,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def server() -> Iterator[tuple[str, type[_Handler]]]:
-    handler = type("Handler", (_Handler,), {"mode": "ok", "requests": []})
+    handler = type("Handler", (_Handler,), {"mode": "ok", "requests": [], "answers": []})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -145,6 +153,56 @@ def test_edit_format_and_rating_parser() -> None:
     assert format_edit(("were",), ("have",)) == "were \u2192 have"
     assert format_edit((), ("of",)) == "\u03b5 \u2192 of"
     assert format_edit(("the", "a"), ()) == "the a \u2192 \u03b5"
-    actual = [parse_rating(t) for t in ("4", " 5.", "Score: 2", "10", "0", "3.5", "none")]
-    assert actual == \
-        [4, 5, 2, None, None, None, None]
+    accepted = {"4": 4, " 5.": 5, "Score: 2": 2, "**3**": 3, "1\n": 1}
+    for answer, rating in accepted.items():
+        assert parse_rating(answer) == rating, answer
+    prompt = LLM_PROMPT.format(sentence="a b c", edit="a \u2192 A")
+    refused = {
+        "10/5": "holds 2 \\(10, 5\\): a fraction",  # was read as 5
+        "-4": "number -4 is not a whole number from 1 to 5",  # was read as 4
+        "I would rate it 0 (scale 1-5)": "holds 3 \\(0, 1, -5\\)",  # was read as 1
+        "4 or 5": "holds 2",
+        "10": "number 10 is not", "0": "number 0 is not", "3.5": "number 3.5 is not",
+        "1" * 5000: "number 11111111111111111111... is not",  # no int() of 5,000 digits
+        "none": "holds none", "  ": "empty",
+        prompt: "repeats the prompt",  # was read as 1, the "1 to 5" of the prompt
+        "Example Output (1-5): 4": "repeats the prompt"}
+    for answer, reason in refused.items():
+        with pytest.raises(MalformedAnswer, match=reason):
+            parse_rating(answer, prompt)
+    # without the prompt, an echo is still several numbers
+    with pytest.raises(MalformedAnswer, match="ambiguous"):
+        parse_rating(prompt)
+
+
+@pytest.mark.parametrize("answer", ["10/5", "-4", "I would rate it 0 (scale 1-5)", "{prompt}"])
+def test_llm_answers_outside_the_scale_are_errors_naming_them(
+        server: tuple[str, type[_Handler]], toy: tuple[EvalData, Hypothesis],
+        answer: str) -> None:
+    """Each used to become a weight (5, 4, 1, 1) and change the weighted counts, exit 0."""
+    url, handler = server
+    handler.mode = "script"
+    handler.answers = [answer, answer]
+    weigher = LLMWeigher(url, retries=1)
+    with pytest.raises(LLMResponseError) as info:
+        weigher.rate(("a", "b", "c"), ("a",), ("A",))
+    sent = LLM_PROMPT.format(sentence="a b c", edit="a \u2192 A")
+    assert info.value.answer == answer.replace("{prompt}", sent)
+    assert info.value.what == "CLEME LLM weighting, edit 'a \u2192 A' in 'a b c'"
+    assert "edit 'a \u2192 A' in 'a b c'" in str(info.value)
+    assert f"its last answer was {answer.replace('{prompt}', sent)[:40]!r}"[:-1] in \
+        str(info.value)
+    assert len(handler.requests) == 2  # asked once more, as for any malformed answer
+    # through the metric: an error, never weighted counts
+    data, hyp = toy
+    handler.answers = [answer] * 4
+    with pytest.raises(LLMResponseError, match="CLEME LLM weighting, edit"):
+        CLEME2Metric(weighting="llm", llm_url=url, level="sentence").sentence_stats(data, hyp)
+
+
+def test_a_refused_answer_is_asked_again(server: tuple[str, type[_Handler]]) -> None:
+    url, handler = server
+    handler.mode = "script"
+    handler.answers = ["10/5", "Score: 4"]
+    assert LLMWeigher(url, retries=1).rate(("a", "b"), ("a",), ("A",)) == 4
+    assert len(handler.requests) == 2

@@ -143,29 +143,65 @@ def edit_target(source: Tokens, edits: Sequence[Edit]) -> str:
                     for e in edits if e.type != "noop")
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_OBJECT = re.compile(r'\{\s*"')
+#: an answer longer than this is no judgement (the schema asks for a few short fields)
+MAX_ANSWER_CHARS = 100_000
 
 
-def parse_scores(answer: str, n: int) -> tuple[int, ...]:
+def json_objects(text: str) -> tuple[list[tuple[int, int, dict[str, Any]]], str]:
+    """The outermost JSON objects written in ``text``, left to right, as ``(start, end,
+    value)``; and why the last object-like text that could not be read failed (or "")."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[int, int, dict[str, Any]]] = []
+    problem = ""
+    pos = 0
+    while (m := _OBJECT.search(text, pos)) is not None:
+        try:
+            value, end = decoder.raw_decode(text, m.start())
+        except json.JSONDecodeError:
+            pos = m.start() + 1
+            continue
+        except (ValueError, RecursionError) as exc:  # a too-long integer, too deep
+            problem = str(exc)[:120]
+            pos = m.start() + 1
+            continue
+        found.append((m.start(), end, value))
+        pos = end
+    return found, problem
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def parse_scores(answer: str, n: int, prompt: str = "") -> tuple[int, ...]:
     """The ``n`` scores of an answer: a JSON object with ``target_score1``.. (the requested
     schema) or ``target1_score``.. (the prompt's wording), possibly inside a markdown code
-    fence or surrounded by text; each a whole number from 1 to 5. Raises MalformedAnswer."""
-    text = answer.strip()
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        try:
-            obj = json.loads(text[start:end + 1]) if 0 <= start < end else None
-        except json.JSONDecodeError:
-            obj = None
-        if obj is None:
-            raise MalformedAnswer("the answer holds no JSON object") from None
-    if not isinstance(obj, dict):
-        raise MalformedAnswer("the answer is JSON but not an object")
+    fence or surrounded by text; each a whole number from 1 to 5. Raises MalformedAnswer.
+
+    The answer's *last* JSON object holding a score is read, never one copied from
+    ``prompt`` (the user message, holding the source and the targets): an object whose text
+    (spaces aside) occurs in the prompt is skipped, so a target that contains a score object
+    cannot score itself through a server that echoes the prompt, and an answer that only
+    repeats the prompt is refused.
+    """
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise MalformedAnswer(f"the answer is {len(answer):,} characters long; a judgement "
+                              "is a short JSON object")
+    found, problem = json_objects(answer)
+    quoted = _squeezed(prompt)
+    own = [obj for start, end, obj in found
+           if not (quoted and _squeezed(answer[start:end]) in quoted)]
+    if not own:
+        if found:
+            raise MalformedAnswer("the answer's only JSON is copied from the prompt (a target "
+                                  "or the source): it repeats the prompt, it does not judge")
+        why = f" ({problem})" if problem else ""
+        raise MalformedAnswer(f"the answer holds no JSON object{why}")
+    keys = {f"target_score{k}" for k in range(1, n + 1)} | {
+        f"target{k}_score" for k in range(1, n + 1)}
+    scored = [obj for obj in own if keys & set(obj)]  # objects: they start with '{"'
+    obj = scored[-1] if scored else own[-1]
     low, high = SCORE_RANGE
     out = []
     for k in range(1, n + 1):
@@ -361,9 +397,11 @@ class LLMJudgeMetric(Metric[int]):
         bodies = [self.request_body(src, tg) for src, tg in requests]
         counts = [len(tg) for _, tg in requests]
         client = self.client()
+        prompts = [body["messages"][-1]["content"] for body in bodies]
         try:
-            return client.ask_many(bodies, lambda i, answer: parse_scores(answer, counts[i]),
-                                   what, concurrency=self.config.concurrency, done=tick)
+            return client.ask_many(
+                bodies, lambda i, answer: parse_scores(answer, counts[i], prompts[i]), what,
+                concurrency=self.config.concurrency, done=tick)
         finally:
             if client.cache is not None:
                 client.cache.close()

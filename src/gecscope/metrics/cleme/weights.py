@@ -220,10 +220,46 @@ def format_edit(src: Tokens, tgt: Tokens) -> str:
     return f"{' '.join(src) or EMPTY_SIDE} \u2192 {' '.join(tgt) or EMPTY_SIDE}"
 
 
-def parse_rating(text: str) -> int | None:
-    """The first standalone digit 1-5 in an LLM answer, or None."""
-    m = re.search(r"(?<![0-9.])([1-5])(?![0-9]|\.[0-9])", text)
-    return int(m.group(1)) if m else None
+_NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
+#: lines of the prompt shorter than this are not taken as a sign of an echo
+_ECHO_LINE = 16
+
+
+def parse_rating(text: str, prompt: str = "") -> int:
+    """The rating of an LLM answer: its only number, a whole number from 1 to 5 ("4",
+    "Score: 4", "4."). Raises MalformedAnswer (saying why) for an answer that repeats a line
+    of ``prompt`` (an echo, holding the prompt's "1 to 5"), that holds no number, several
+    numbers (a fraction "4/5", a range "1-5", a second rating: ambiguous), or a number that is
+    signed, not whole or outside 1-5 ("-4", "3.5", "0", "10", a 5,000-digit number).
+
+    The paper's weighting code is not released; the prompt asks for "only the score", so
+    anything else is asked again (``retries``) and then an error naming the answer.
+    """
+    from gecscope.llm_client import MalformedAnswer
+
+    answer = text.strip()
+    if not answer:
+        raise MalformedAnswer("the answer is empty; expected a number from 1 to 5")
+    echoed = [ln.strip() for ln in prompt.splitlines()
+              if len(ln.strip()) >= _ECHO_LINE and ln.strip() in answer]
+    if echoed:
+        raise MalformedAnswer(f"the answer repeats the prompt ({echoed[0][:60]!r}) instead of "
+                              "rating the edit; expected a number from 1 to 5")
+    numbers = _NUMBER.findall(answer)
+    if not numbers:
+        raise MalformedAnswer("expected a number from 1 to 5; the answer holds none")
+    if len(numbers) > 1:
+        shown = ", ".join(n[:12] for n in numbers[:4]) + (", ..." if len(numbers) > 4 else "")
+        raise MalformedAnswer(f"expected one number from 1 to 5; the answer holds "
+                              f"{len(numbers)} ({shown}): a fraction, a range or several "
+                              "ratings are ambiguous")
+    number = numbers[0]
+    value = int(number) if number.isdigit() and len(number) <= 3 else None
+    if value is None or not 1 <= value <= 5:
+        raise MalformedAnswer(f"the answer's number {number[:20]}"
+                              f"{'...' if len(number) > 20 else ''} is not a whole number "
+                              "from 1 to 5")
+    return value
 
 
 class LLMWeigher:
@@ -259,9 +295,9 @@ class LLMWeigher:
         return LLM_PROMPT.format(sentence=" ".join(sentence), edit=edit)
 
     def rate(self, sentence: Tokens, src: Tokens, tgt: Tokens) -> int:
-        """Importance of the edit ``src -> tgt`` in ``sentence`` (1-5)."""
-        from gecscope.llm_client import MalformedAnswer
-
+        """Importance of the edit ``src -> tgt`` in ``sentence`` (1-5); an answer that is not
+        exactly one whole number from 1 to 5 (:func:`parse_rating`) is asked again, then
+        :class:`LLMResponseError` names the edit, the sentence and the answer."""
         edit = format_edit(src, tgt)
         key = (" ".join(sentence), edit)
         if key in self._cache:
@@ -271,11 +307,9 @@ class LLMWeigher:
         if self.model:
             body["model"] = self.model
 
-        def parse(answer: str) -> int:
-            rating = parse_rating(answer)
-            if rating is None:
-                raise MalformedAnswer("expected a number from 1 to 5")
-            return rating
-
-        self._cache[key] = self.client.ask(body, parse, f"edit {edit!r}")
+        prompt = body["messages"][0]["content"]
+        sentence_text = key[0] if len(key[0]) <= 80 else key[0][:77] + "..."
+        self._cache[key] = self.client.ask(
+            body, lambda answer: parse_rating(answer, prompt),
+            f"CLEME LLM weighting, edit {edit!r} in {sentence_text!r}")
         return self._cache[key]
