@@ -94,3 +94,25 @@ def test_explain_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[st
     ref, hyp = files
     assert main(["explain", "--ref", ref, "--hyp", hyp, *argv_tail]) == 64
     assert message in capsys.readouterr().err
+
+
+def test_explain_parallel_hypothesis_sources_checked(files: tuple[str, str], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A parallel-format hypothesis goes through the same alignment as ``evaluate``: a source
+    column that is not the references' is refused (exit 65) naming the line, never explained
+    against another sentence's references."""
+    ref, _ = files
+    sources = ["a b c d e f g", "x y z", "p q r s"]
+    targets = HYP_TXT.splitlines()
+    good = tmp_path / "hyp.para"
+    good.write_text("".join(f"{i}\t{s}\t{t}\n" for i, (s, t) in
+                            enumerate(zip(sources, targets, strict=True))), encoding="utf-8")
+    out = _json(capsys, ["explain", "--ref", ref, "--hyp", str(good), "--sentence", "1",
+                         "--format", "json"])
+    assert out["sentences"][0]["hypothesis"] == targets[0]
+    swapped = tmp_path / "swapped.para"
+    rows = good.read_text(encoding="utf-8").splitlines(keepends=True)
+    swapped.write_text(rows[1] + rows[0] + rows[2], encoding="utf-8")
+    assert main(["explain", "--ref", ref, "--hyp", str(swapped), "--sentence", "1"]) == 65
+    err = capsys.readouterr().err
+    assert "swapped.para" in err and ":1" in err

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     data = EvalData(tuple(args.ref), args.source)
     origin = args.ref[0] if data.m2 is not None else args.source
     hyp = Hypothesis.from_file(args.hyp, expected=len(data), expected_from=origin)
+    hyp = data.align(hyp)  # a parallel file's rows matched by id, sources checked
     if args.all:
         from gecscope.metrics.cleme import partitions
 

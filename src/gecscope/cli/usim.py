@@ -157,6 +157,7 @@ def _run_text(args: argparse.Namespace) -> int:
     data = EvalData((), source_path=args.source)
     hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
                                expected_from=args.source)
+    hyp = data.align(hyp)  # a parallel file's sources checked against --source
     if args.max_tokens < 0:
         raise ConfigError(f"--max-tokens must be >= 0 (0 = no limit), got {args.max_tokens}")
     if args.max_tokens:
