@@ -18,10 +18,13 @@ environment that installs them (see docs/scale.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gecscope._optional import require
 from gecscope.errors import ConfigError, GecscopeError
+
+if TYPE_CHECKING:
+    from gecscope.alignment.resume import PartCheck
 
 
 def connect(address: str | None, actors: int) -> tuple[Any, int]:
@@ -246,29 +249,63 @@ class RemoteInputError(GecscopeError):
         self.exit_code = exit_code
 
 
+def _write_atomic(fs: Any, path: str, data: bytes) -> None:
+    """``data`` written to ``path`` on ``fs`` under a temporary name, then renamed: the file
+    exists only once it is complete."""
+    import uuid
+
+    tmp = f"{path}.tmp-{uuid.uuid4().hex}"
+    try:
+        with fs.open_output_stream(tmp) as fh:
+            fh.write(data)
+        fs.move(tmp, path)
+    except BaseException:
+        try:
+            fs.delete_file(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read_bytes(fs: Any, path: str) -> bytes | None:
+    """The bytes of the file ``path`` on ``fs``, or ``None`` when there is none."""
+    import pyarrow.fs as pafs
+
+    if fs.get_file_info(path).type != pafs.FileType.File:
+        return None
+    with fs.open_input_stream(path) as fh:
+        return bytes(fh.read())
+
+
 class _ShardAnnotator:
     """A Ray Data actor: annotates whole shard files and writes their M2 (atomically: a
-    temporary name, then a rename), so a shard's output exists only once it is complete."""
+    temporary name, then a rename), so a shard's output exists only once it is complete.
 
-    def __init__(self, lev: bool, merge: str, resume: bool) -> None:
+    With ``parts`` (``--resume``: the folder ``OUTPUT.parts``) each M2 gets a check record
+    there (:class:`~gecscope.alignment.resume.PartCheck`: the digest of the shard's input
+    lines and options, and of the M2 text); an existing M2 is kept only when it matches its
+    record, otherwise it is annotated again with a note saying why."""
+
+    def __init__(self, lev: bool, merge: str, parts: str | None) -> None:
         from gecscope.alignment.errant import ErrantAnnotator
 
         self.annotator = ErrantAnnotator(lev=lev, merge=merge)
-        self.resume = resume
+        self.parts = parts
+        self.lev, self.merge = lev, merge
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
         out: dict[str, list[Any]] = {"output": [], "sentences": [], "kept": [], "error": [],
-                                     "code": []}
+                                     "code": [], "note": []}
         for src, cors, dest in zip(batch["source"], batch["corrections"], batch["output"],
                                    strict=True):
-            n, kept, error, code = 0, False, "", 0
+            n, kept, error, code, note = 0, False, "", 0, ""
             try:
-                n, kept = self._one(str(src), str(cors), str(dest))
+                n, kept, note = self._one(str(src), str(cors), str(dest))
             except GecscopeError as exc:
                 error, code = str(exc), exc.exit_code
             except OSError as exc:
                 error, code = f"{dest}: {exc}", 73
-            for key, value in zip(out, (str(dest), n, kept, error, code), strict=True):
+            for key, value in zip(out, (str(dest), n, kept, error, code, note), strict=True):
                 out[key].append(value)
         return out
 
@@ -284,18 +321,16 @@ class _ShardAnnotator:
             raise FormatError("file not found", uri) from None
         return [tuple(line.split()) for line in split_lines(decode_text(data, uri))]
 
-    def _one(self, src: str, cors: str, dest: str) -> tuple[int, bool]:
+    def _one(self, src: str, cors: str, dest: str) -> tuple[int, bool, str]:
+        """Annotate one shard (or keep its M2): (sentences, kept, note)."""
         import json
-        import uuid
+        import posixpath
 
-        import pyarrow.fs as pafs
-
+        from gecscope.alignment.resume import PartCheck, annotation_options, shard_digest
         from gecscope.errors import LengthMismatchError
         from gecscope.formats.m2 import format_sentence
 
         fs, path = _filesystem(dest)
-        if self.resume and fs.get_file_info(path).type == pafs.FileType.File:
-            return 0, True
         sources = self._read(src)
         corrections = []
         for cor in json.loads(cors):
@@ -303,29 +338,69 @@ class _ShardAnnotator:
             if len(lines) != len(sources):
                 raise LengthMismatchError(len(sources), len(lines), cor, "lines", src)
             corrections.append(lines)
+        note = ""
+        if self.parts is not None:
+            name = posixpath.basename(path)
+            digest = shard_digest([sources, *corrections],
+                                  annotation_options(self.lev, self.merge, 1 + len(corrections)))
+            check = PartCheck(name.removesuffix(".m2"), 1, len(sources), digest)
+            record_fs, record = _filesystem(posixpath.join(self.parts, f"{name}.check"))
+            why = self._kept(fs, path, record_fs, record, check)
+            if why is None:
+                return len(sources), True, ""
+            if why:
+                note = f"{dest}: discarded, {why}; annotating {src} again"
         corpus = self.annotator.annotate_corpus(sources, corrections)
         text = "".join(format_sentence(s) for s in corpus).encode("utf-8")
-        tmp = f"{path}.tmp-{uuid.uuid4().hex}"
-        try:
-            with fs.open_output_stream(tmp) as fh:
-                fh.write(text)
-            fs.move(tmp, path)
-        except BaseException:
-            try:
-                fs.delete_file(tmp)
-            except OSError:
-                pass
-            raise
-        return len(sources), False
+        _write_atomic(fs, path, text)
+        if self.parts is not None:
+            _write_atomic(record_fs, record, check.record(text))
+        return len(sources), False, note
+
+    def _kept(self, fs: Any, path: str, record_fs: Any, record: str,
+              check: PartCheck) -> str | None:
+        """``None`` when the M2 at ``path`` passes its check record, ``""`` when there is no
+        M2, otherwise why it is not kept."""
+        m2 = _read_bytes(fs, path)
+        if m2 is None:
+            return ""
+        line = _read_bytes(record_fs, record)
+        if line is None:
+            return (f"it has no check record {record} (not written by a --resume run of "
+                    "this gecscope)")
+        return check.problem(line.partition(b"\n")[0], m2)
+
+
+def _parts_folder(output: str) -> str:
+    """``OUTPUT.parts`` beside the output folder (created): the M2 files' check records."""
+    import pyarrow.fs as pafs
+
+    from gecscope.errors import OutputError
+
+    parts = f"{output.rstrip('/')}.parts"
+    fs, folder = _filesystem(parts)
+    try:
+        if fs.get_file_info(folder).type == pafs.FileType.File:
+            raise OutputError("exists but is not a folder; --resume keeps the shards' check "
+                              "records in a folder of that name: move or remove it", parts)
+        fs.create_dir(folder, recursive=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder of the shards' check records "
+                          f"(--resume): {exc}", parts) from None
+    return parts
 
 
 def annotate_shards(rows: Sequence[dict[str, str]], output: str, *, actors: int,
                     address: str | None = None,
                     lev: bool = False, merge: str = "rules", resume: bool = False,
-                    progress: Any = None) -> tuple[int, int]:
+                    progress: Any = None, note: Any = None) -> tuple[int, int]:
     """Annotate every shard of :func:`plan_shards` on a Ray Data actor pool; returns
-    (sentences annotated, shards kept from an earlier run with ``resume``); ``progress`` is
-    called once per shard. Every shard is attempted; the first error met is raised afterwards (the finished shards stay written)."""
+    (sentences in every shard, shards kept from an earlier run with ``resume``); ``progress``
+    is called once per shard. With ``resume`` the M2 files' check records are kept in the
+    folder ``OUTPUT.parts`` and an M2 is kept only when it still matches its shard's input
+    and its record (otherwise it is annotated again and ``note``, by default a warning, is
+    told why). Every shard is attempted; the first error met is raised afterwards (the
+    finished shards stay written)."""
     import logging
 
     _, actors = connect(address, actors)
@@ -342,8 +417,9 @@ def annotate_shards(rows: Sequence[dict[str, str]], output: str, *, actors: int,
         from gecscope.errors import OutputError
 
         raise OutputError(f"cannot create the output folder ({exc})", output) from None
+    parts = _parts_folder(output) if resume else None
     ds = rd.from_items(list(rows), override_num_blocks=len(rows))
-    results = ds.map_batches(_ShardAnnotator, fn_constructor_args=(lev, merge, resume),
+    results = ds.map_batches(_ShardAnnotator, fn_constructor_args=(lev, merge, parts),
                              batch_size=1, num_cpus=1, batch_format="numpy",
                              compute=rd.ActorPoolStrategy(size=max(1, min(actors, len(rows)))))
     sentences = kept = 0
@@ -351,6 +427,10 @@ def annotate_shards(rows: Sequence[dict[str, str]], output: str, *, actors: int,
     for row in results.iter_rows():
         if progress is not None:
             progress(1)
+        if row["note"]:
+            if note is None:
+                from gecscope.alignment.resume import note_warning as note
+            note(str(row["note"]))
         if row["error"]:
             first = first or RemoteInputError(str(row["error"]), int(row["code"]))
             continue

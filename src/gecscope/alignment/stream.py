@@ -11,14 +11,17 @@ kept submitted ahead (so no worker waits at a shard's end or while the driver wr
 workers write the M2 and the driver joins it in order (:func:`assembled`).
 
 With a ``resume_dir`` every finished shard is also kept there as ``shard-<n>-<digest>.m2``,
-where the digest covers the shard's input lines and the options. A rerun reuses every shard
-whose digest still matches (so a shard is never annotated twice, and a changed input or option
-is annotated afresh, never mixed in), and deletes the folder after the output is complete.
+where the digest covers the shard's input lines and the options. The file's first line is a
+check record (:mod:`gecscope.alignment.resume`): the shard's number and input lines, the
+digest of its input and the SHA-256 of the M2 text that follows. A rerun reuses a shard only
+when its file passes that check (so a shard is never annotated twice, a changed input or
+option is annotated afresh, and a part cut short, edited or saved under another shard's name
+is annotated again, with a note, never copied in), and deletes the folder after the output
+is complete.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 from collections import deque
@@ -27,21 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gecscope.alignment.resume import (
+    PartCheck,
+    annotation_options,
+    make_resume_folder,
+    note_warning,
+    read_part,
+    shard_digest,
+    write_part,
+)
 from gecscope.formats.base import PathLike, atomic_write
 from gecscope.types import Tokens
 
 SHARD_SIZE = 10_000  # sentences per shard: a few seconds of work, a few MB of M2
-
-
-def shard_digest(shard: Sequence[Sequence[Tokens]], options: str) -> str:
-    """Digest of a shard's input lines (every file) and the annotation options."""
-    h = hashlib.sha256(options.encode("utf-8"))
-    for lines in shard:
-        h.update(b"\x1e")
-        for toks in lines:
-            h.update(" ".join(toks).encode("utf-8", "surrogatepass"))
-            h.update(b"\n")
-    return h.hexdigest()[:16]
 
 
 def count_lines(path: PathLike) -> int | None:
@@ -58,6 +59,10 @@ def count_lines(path: PathLike) -> int | None:
     return n + (last != b"\n")
 
 
+Part = tuple[Path, PartCheck]  # a shard's file in the resume folder, and its check
+Planned = tuple[list[list[Tokens]], Part | None, str | None]  # input lines, part, reused M2
+
+
 @dataclass
 class _Shard:
     """A shard on its way through the workers: its input lines (every file, input order),
@@ -66,14 +71,13 @@ class _Shard:
     source, the order they were sent in."""
 
     lines: list[list[Tokens]]
-    part: Path | None
+    part: Part | None
     done: str | None
     sizes: list[int] = field(default_factory=list)  # sentences per job
     order: list[int] | None = None
 
 
-def shard_jobs(shards: Iterable[tuple[list[list[Tokens]], Path | None, str | None]],
-               pending: deque[_Shard]) -> Iterator[tuple[str, Any]]:
+def shard_jobs(shards: Iterable[Planned], pending: deque[_Shard]) -> Iterator[tuple[str, Any]]:
     """The jobs of every shard (:func:`~gecscope.alignment.errant.run_job`), each shard
     appended to ``pending``.
 
@@ -119,7 +123,7 @@ def assembled(results: Iterable[Any], pending: deque[_Shard],
             else:
                 text = "".join(ungrouped([t for piece in got for t in piece], shard.order))
             if shard.part is not None:
-                atomic_write(shard.part, [text])
+                write_part(*shard.part, text)
         got = []
         pending.popleft()
         yield text
@@ -140,10 +144,13 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                     lev: bool = False, merge: str = "rules", shard_size: int = SHARD_SIZE,
                     resume_dir: PathLike | None = None,
                     progress: Callable[[int], None] | None = None,
-                    backend: str = "local", address: str | None = None) -> tuple[int, int]:
+                    backend: str = "local", address: str | None = None,
+                    note: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Annotate ``paths[0]`` (sources) against the corrected files ``paths[1:]`` into the M2
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
-    sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``."""
+    sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``.
+    A kept shard that fails its check is annotated again and ``note`` (default: a warning)
+    is told which file was discarded and why."""
     from gecscope._pool import IN_FLIGHT, ordered_map, process_pool
     from gecscope.alignment.errant import PARALLEL_MIN, pool_job
     from gecscope.formats.plain import iter_token_shards
@@ -152,23 +159,29 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
         from gecscope.errors import ConfigError
 
         raise ConfigError(f"backend must be local or ray, got {backend!r}")
-    options = f"errant-annotate-v1|lev={lev}|merge={merge}|files={len(paths)}"
+    options = annotation_options(lev, merge, len(paths))
     folder = Path(resume_dir) if resume_dir is not None else None
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_resume_folder(folder)
     counts = {"sentences": 0, "reused": 0}
+    tell = note or note_warning
 
-    def plan() -> Iterator[tuple[list[list[Tokens]], Path | None, str | None]]:
+    def plan() -> Iterator[Planned]:
         """Each shard, the file that keeps it (with ``resume_dir``) and its M2 text when a
-        previous run finished it."""
+        previous run finished it (and the file passes its check)."""
         for n, shard in enumerate(iter_token_shards(paths, shard_size)):
+            first = counts["sentences"] + 1
             counts["sentences"] += len(shard[0])
-            part = done = None
+            part: Part | None = None
+            done = None
             if folder is not None:
-                part = folder / f"shard-{n:06d}-{shard_digest(shard, options)}.m2"
-                if part.is_file():
-                    counts["reused"] += 1
-                    done = part.read_text(encoding="utf-8")
+                digest = shard_digest(shard, options)
+                check = PartCheck(str(n), first, len(shard[0]), digest)
+                part = (folder / f"shard-{n:06d}-{digest}.m2", check)
+                done, why = read_part(*part)
+                if why is not None:
+                    tell(f"{part[0]}: discarded, {why}; annotating {check.where()} again")
+                counts["reused"] += done is not None
             yield shard, part, done
 
     def texts() -> Iterator[str]:
@@ -186,7 +199,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
         except Exception as exc:  # noqa: BLE001 - an unreadable shard: raised after those before
             failure = exc
 
-        def rest() -> Iterator[tuple[list[list[Tokens]], Path | None, str | None]]:
+        def rest() -> Iterator[Planned]:
             if failure is not None:
                 raise failure
             yield from shards
@@ -207,7 +220,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             if done is None:
                 done = annotate_here(shard, lev, merge, progress)
                 if part is not None:
-                    atomic_write(part, [done])
+                    write_part(*part, done)
             elif progress is not None:
                 progress(len(shard[0]))
             yield done
@@ -223,7 +236,10 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     atomic_write(output, ray_texts() if backend == "ray" else texts())
     if folder is not None:
         for f in folder.glob("shard-*.m2"):
-            f.unlink()
+            try:
+                f.unlink()
+            except OSError:
+                pass  # not a file of ours (a folder of that name): left, with the folder
         try:
             folder.rmdir()
         except OSError:

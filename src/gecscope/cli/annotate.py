@@ -63,7 +63,9 @@ def add_parser(sub: Any) -> None:
     add_language_arguments(p)
     p.add_argument("--resume", action="store_true",
                    help="keep each finished shard in OUTPUT.parts/ and, when rerun after an "
-                        "interruption, reuse the shards whose input is unchanged")
+                        "interruption, reuse the shards whose input and options are unchanged "
+                        "(a kept shard that fails its digest check is annotated again, with a "
+                        "note)")
     p.add_argument("--shard-size", type=int, default=None, metavar="N",
                    help="sentences read, annotated and written at a time (default 10,000); "
                         "memory depends on this, not on the corpus size")
@@ -73,8 +75,9 @@ def add_parser(sub: Any) -> None:
                         "s3://bucket/src-*.txt), the k-th correction shard of each pattern "
                         "pairs with the k-th source shard (name order); --output is a folder "
                         "that receives one M2 per source shard, named after it. The actors "
-                        "read and write the shards themselves (Ray Data); with --resume the "
-                        "shards whose M2 exists are skipped")
+                        "read and write the shards themselves (Ray Data); with --resume a "
+                        "digest of each shard's input and M2 is kept in OUTPUT.parts/ and a "
+                        "rerun skips the shards whose M2 still matches it")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(func=run)
 
@@ -126,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
                                         jobs=args.jobs if ray else args.jobs or default_jobs(),
                                         lev=args.lev, merge=args.merge, shard_size=size,
                                         resume_dir=resume, progress=progress,
-                                        backend=args.backend, address=args.address)
+                                        backend=args.backend, address=args.address,
+                                        note=_note)
         finally:
             progress.close()
     if not args.quiet:
@@ -134,6 +138,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {n} sentences, {len(args.cor)} annotator(s) "
               f"in {time.perf_counter() - t0:.1f}s{again}", file=sys.stderr)
     return 0
+
+
+def _note(message: str) -> None:
+    """A note on stderr (a kept shard discarded by ``--resume``), shown even with ``-q``,
+    over the progress line on a terminal."""
+    start = "\r\033[K" if sys.stderr.isatty() else ""
+    print(f"{start}gecscope: note: {message}", file=sys.stderr)
 
 
 def _sharded(args: argparse.Namespace, t0: float) -> int:
@@ -153,7 +164,7 @@ def _sharded(args: argparse.Namespace, t0: float) -> int:
         n, kept = ray_backend.annotate_shards(rows, output, actors=args.jobs,
                                               address=args.address, lev=args.lev,
                                               merge=args.merge, resume=args.resume,
-                                              progress=progress)
+                                              progress=progress, note=_note)
     finally:
         progress.close()
     if not args.quiet:
