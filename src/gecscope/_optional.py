@@ -4,20 +4,63 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from types import ModuleType
 
 from gecscope.errors import MissingDependencyError
 
+_EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@cache
+def extra_requirements(extra: str) -> tuple[str, ...]:
+    """The requirements (``name==version``...) the installed gecscope declares for ``extra``
+    (read from its metadata, so pyproject.toml stays the one list); empty when unknown."""
+    from importlib import metadata
+
+    try:
+        declared = metadata.requires("gecscope") or []
+    except metadata.PackageNotFoundError:  # running from a source tree without installing
+        return ()
+    out = []
+    for line in declared:
+        spec, _, marker = line.partition(";")
+        found = _EXTRA_MARKER.search(marker)
+        if found and found.group(1) == extra:
+            out.append(spec.strip())
+    return tuple(out)
+
+
+def install_command(extra: str) -> str:
+    """How to install ``extra``: ``pip install 'gecscope[EXTRA]'`` with the packages it
+    brings (so a message about one missing package names the others: ``zh`` is pypinyin and
+    opencc), preceded by the pinned torch when the extra needs torch (the README's order:
+    ``pip install torch==2.13.0`` first, since torch asked for through the extra may come as a
+    much larger CUDA build)."""
+    reqs = extra_requirements(extra)
+    steps = f"pip install 'gecscope[{extra}]'"
+    torch = [r for r in reqs if (m := _NAME.match(r)) and m.group() == "torch"]
+    if torch:
+        steps = f"pip install {torch[0].replace(' ', '')} && {steps}"
+    if reqs:
+        steps += (f" ({'torch first; ' if torch else ''}the {extra} extra brings "
+                  f"{', '.join(reqs)})")
+    return steps
+
 
 def require(module: str, extra: str, feature: str = "") -> ModuleType:
-    """Import ``module`` or raise :class:`MissingDependencyError` naming the extra to install."""
+    """Import ``module`` or raise :class:`MissingDependencyError` naming the extra to install
+    (:func:`install_command`)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise MissingDependencyError(module.split(".")[0], extra, feature) from exc
+        raise MissingDependencyError(module.split(".")[0], extra, feature,
+                                     install=install_command(extra)) from exc
 
 
 def require_spacy(extra: str, feature: str = "") -> ModuleType:

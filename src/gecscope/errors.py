@@ -56,18 +56,18 @@ class LengthMismatchError(GecscopeError):
 
 
 class MissingDependencyError(GecscopeError, ImportError):
-    """An optional component is not installed; the message gives the install command."""
+    """An optional component is not installed; the message gives the install command
+    (``install``: when it is more than ``pip install 'gecscope[EXTRA]'``, e.g. torch first)."""
 
     exit_code = 69
 
-    def __init__(self, package: str, extra: str, feature: str = ""):
+    def __init__(self, package: str, extra: str, feature: str = "", install: str = ""):
         self.package = package
         self.extra = extra
         what = f" for {feature}" if feature else ""
-        super().__init__(
-            f"{package} is needed{what} but is not installed; "
-            f"install it with: pip install 'gecscope[{extra}]'"
-        )
+        install = install or f"pip install 'gecscope[{extra}]'"
+        super().__init__(f"{package} is needed{what} but is not installed; install it with: "
+                         f"{install}")
 
 
 class ConfigError(GecscopeError, ValueError):

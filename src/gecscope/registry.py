@@ -65,17 +65,28 @@ def list_metrics() -> list[str]:
     return list(_METRICS)
 
 
+def _lookup(name: str) -> str | None:
+    """The target of ``name``: exact, else the one metric whose name differs only in case
+    (``ERRANT`` is ``errant``; names are lower case, a plug-in's may not be)."""
+    if name in _METRICS:
+        return _METRICS[name]
+    folded = [n for n in _METRICS if n.casefold() == name.casefold()]
+    return _METRICS[folded[0]] if len(folded) == 1 else None
+
+
 def get_metric(name: str) -> type[Metric]:
-    """The metric class registered as ``name``."""
-    target = _METRICS.get(name)
+    """The metric class registered as ``name`` (case-insensitively when that is unambiguous);
+    an unknown name gets a "did you mean" and the list of metrics."""
+    target = _lookup(name)
     if target is None:
         _load_plugins()
-        target = _METRICS.get(name)
+        target = _lookup(name)
     if target is None:
         import difflib
 
-        close = difflib.get_close_matches(name, list_metrics(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        names = {n.casefold(): n for n in reversed(list_metrics())}
+        close = difflib.get_close_matches(name.casefold(), list(names), n=1)
+        hint = f" (did you mean {names[close[0]]!r}?)" if close else ""
         raise ConfigError(f"unknown metric {name!r}{hint}; available: "
                           f"{', '.join(list_metrics())}")
     module, cls = target.split(":")

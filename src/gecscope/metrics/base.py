@@ -15,6 +15,11 @@ bootstrap, see :class:`gecscope.stats.fastpath.ResamplingCounts`) and :meth:`Met
 from __future__ import annotations
 
 import dataclasses
+import functools
+import numbers
+import os
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +92,104 @@ def check_option_values(metric: str, config: Any) -> None:
                               f"{MAX_OPTION_INT:,} in absolute value)")
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _type_name(hint: Any) -> str:
+    if hint is bool:
+        return "yes or no (a bool)"
+    if hint is int:
+        return "a whole number (int)"
+    if hint is float:
+        return "a number (float)"
+    if hint is str:
+        return "a string"
+    return str(hint).replace("typing.", "")
+
+
+def coerce_option(metric: str, key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the type ``hint`` of option ``key`` declares, read the way the command
+    line reads ``-o key=value``: a string such as ``"1.0"``, ``"yes"`` or ``"a,b"`` becomes
+    the number, bool or tuple; an int is a float where a float is expected; a path is a
+    string. A value of another type raises a ConfigError naming the option and the type it
+    expects (instead of a TypeError deep inside the metric). Hints other than bool, int,
+    float, str, ``X | None`` and ``tuple[X, ...]`` pass values through unchecked."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if type(None) in args and (value is None or (
+                isinstance(value, str) and value.strip().lower() in ("none", "null", ""))):
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return coerce_option(metric, key, value, inner[0]) if len(inner) == 1 else value
+    if origin is tuple:
+        inner_hint = args[0] if args else str
+        if isinstance(value, str):
+            items: Sequence[Any] = [v.strip() for v in value.split(",") if v.strip()]
+        elif isinstance(value, (list, tuple)):
+            items = value
+        else:
+            raise ConfigError(f"{metric}: {key} must be a list of {_type_name(inner_hint)} "
+                              f"values (or 'a,b'), not {value!r}")
+        return tuple(coerce_option(metric, key, v, inner_hint) for v in items)
+    if hint not in (bool, int, float, str):
+        return value
+    if isinstance(value, str) and hint is not str:
+        text = value.strip().lower()
+        try:
+            if hint is bool:
+                if text in _TRUE or text in _FALSE:
+                    return text in _TRUE
+            else:
+                return hint(text)
+        except ValueError:
+            pass
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+    elif isinstance(value, bool):
+        if hint is bool:
+            return value
+    elif hint is int and isinstance(value, numbers.Integral):
+        return int(value)
+    elif hint is float and isinstance(value, numbers.Real):
+        return float(value)
+    raise ConfigError(f"{metric}: {key} must be {_type_name(hint)}, not {value!r}")
+
+
+def typed_config(config_cls: type, metric: str) -> None:
+    """Make the frozen dataclass ``config_cls`` convert its fields on construction with
+    :func:`coerce_option` (so ``beta="1.0"`` from an API caller is read as the command line
+    reads it, before the config's own ``__post_init__`` checks compare it with numbers).
+    Every metric's ``Config`` gets this (:meth:`Metric.__init_subclass__`), whether it is
+    built by the metric, by ``dataclasses.replace`` or directly by the caller."""
+    if not dataclasses.is_dataclass(config_cls) or "_typed_init" in vars(config_cls):
+        return
+    init = config_cls.__init__
+    names = [f.name for f in dataclasses.fields(config_cls) if f.init]
+
+    @functools.cache
+    def hints() -> dict[str, Any]:
+        try:
+            return typing.get_type_hints(config_cls)
+        except Exception:  # noqa: BLE001 - an unresolvable annotation is left unchecked
+            return {}
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        h = hints()
+        args = tuple(coerce_option(metric, n, v, h[n]) if n in h else v
+                     for n, v in zip(names, args, strict=False)) + args[len(names):]
+        kwargs = {k: coerce_option(metric, k, v, h[k]) if k in h else v
+                  for k, v in kwargs.items()}
+        init(self, *args, **kwargs)
+
+    config_cls.__init__ = __init__  # type: ignore[method-assign]
+    config_cls._typed_init = True  # type: ignore[attr-defined]
+
+
 class Metric(ABC, Generic[S]):
     """Base class, generic in the per-sentence statistics type ``S``.
 
@@ -114,6 +217,10 @@ class Metric(ABC, Generic[S]):
     @dataclass(frozen=True)
     class Config:
         pass
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        typed_config(cls.Config, cls.name or cls.__name__)
 
     def __init__(self, config: Any = None, **options: Any) -> None:
         known = {f.name for f in dataclasses.fields(self.Config)}
