@@ -63,3 +63,56 @@ def test_pos_types_from_a_spacy_pipeline() -> None:
                                lang=lang)
     (edit,) = data.reference_edits()[0].edits(0)
     assert (edit.start, edit.end, edit.correction, edit.type) == (1, 2, ("likes",), "R:VERB")
+
+
+# --------------------------------------------------------------------------- codes (#31 LOW)
+
+
+@pytest.mark.parametrize("code", ["EN", "En", "en-US", "en_GB", "EN-us", "eng"])
+def test_english_in_any_case_or_region_is_english(code: str) -> None:
+    """Not refused (``EN``) and not the "any other language" extractor (``eng``): ERRANT, and
+    the same signature as ``en`` (the same computation)."""
+    assert language(code) == ENGLISH
+    data = EvalData.from_texts(["a b"], [["a c"]], lang=code)
+    assert signature(ErrantMetric(), data) == signature(ErrantMetric(),
+                                                        EvalData.from_texts(["a b"], [["a c"]]))
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("de-AT", ("de", "levenshtein")), ("UK", ("uk", "levenshtein")),
+    ("zh-CN", ("zh", "cherrant")), ("zh_SG", ("zh", "cherrant")),
+    ("zh-Hans-TW", ("zh", "cherrant")), ("yue", ("yue", "levenshtein")),
+])
+def test_region_tags_map_to_their_language(code: str, expected: tuple[str, str]) -> None:
+    lang = language(code)
+    assert (lang.code, lang.extractor) == expected
+
+
+@pytest.mark.parametrize("code", ["zh-TW", "zh-HK", "zh-Hant", "ZH-hant-CN"])
+def test_traditional_chinese_is_refused_with_the_reason(code: str) -> None:
+    with pytest.raises(ConfigError, match="traditional characters.*--no-simplified"):
+        language(code)
+
+
+@pytest.mark.parametrize("code", ["xx", "qq", "XX-US"])
+def test_unknown_two_letter_codes_are_refused_with_the_supported_ones(code: str) -> None:
+    with pytest.raises(ConfigError, match="not an ISO 639-1 language code.*en \\(ERRANT\\), "
+                                          "zh \\(ChERRANT\\)"):
+        language(code)
+
+
+def test_cli_lang_codes(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    from pathlib import Path
+
+    import gecscope
+    from gecscope.cli.main import main
+
+    demo = Path(gecscope.__file__).parent / "data" / "demo"
+    run = ["evaluate", "-m", "m2", "-r", str(demo / "references.m2"), "--hyp",
+           str(demo / "careful.txt"), "--format", "json", "-q"]
+    assert main(run) == 0
+    default = capsys.readouterr().out
+    assert main([*run, "--lang", "EN-us"]) == 0
+    assert capsys.readouterr().out == default
+    assert main([*run, "--lang", "xx"]) == 64
+    assert "'xx' is not an ISO 639-1 language code" in capsys.readouterr().err

@@ -113,8 +113,8 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("language (docs/languages.md)")
     g.add_argument("--lang", default="en", metavar="CODE",
                    help="language of the texts (default en: ERRANT on space-separated tokens; "
-                        "zh: characters and ChERRANT's char-level edits; any other code: "
-                        "Levenshtein edits)")
+                        "zh: characters and ChERRANT's char-level edits; any other ISO 639 "
+                        "code: Levenshtein edits); any case, a region is ignored (en-US is en)")
     g.add_argument("--tokenise", "--tokenize", dest="tokenise",
                    choices=["whitespace", "chars", "spacy"],
                    help="how plain text becomes tokens (default: whitespace; chars for zh)")
