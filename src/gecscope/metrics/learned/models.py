@@ -28,8 +28,11 @@ Example::
             ...
 
 Errors: a missing or unreadable directory raises :class:`~gecscope.errors.ConfigError` naming
-the metric and option (``-o OPTION=DIR``); missing torch/transformers raise
-:class:`~gecscope.errors.MissingDependencyError` naming the extra :data:`EXTRA`.
+the metric and option (``-o OPTION=DIR``); a checkpoint that is an unsafe pickle, a truncated
+safetensors file or weights that do not fit its ``config.json`` raise
+:class:`~gecscope.errors.FormatError` naming the file (:func:`gecscope._hf.checkpoint_errors`);
+missing torch/transformers raise :class:`~gecscope.errors.MissingDependencyError` naming the
+extra :data:`EXTRA`.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from gecscope._hf import offline
-from gecscope.errors import ConfigError
+from gecscope._hf import checkpoint_errors, offline
+from gecscope.errors import ConfigError, FormatError
 
 #: The extra that installs torch and transformers (shared with BERTScore).
 EXTRA = "sim"
@@ -107,14 +110,17 @@ def _load(kind: str, path: str | os.PathLike[str], metric: str, option: str,
     p = check_model_dir(path, metric, option)
     transformers = _transformers()
     auto = getattr(transformers, kind)
-    with offline(transformers):
+    with offline(transformers, p):
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(str(p),
                                                                    local_files_only=True)
-            model = auto.from_pretrained(str(p), local_files_only=True)
+            with checkpoint_errors(p):  # inside: transformers 4 wraps them in an OSError
+                model, info = auto.from_pretrained(str(p), local_files_only=True,
+                                                   output_loading_info=True)
         except (OSError, ValueError, KeyError) as exc:
             raise ConfigError(f"{metric}: cannot load {option}={str(path)!r} as {kind}: "
                               f"{exc}") from None
+    _check_head(model, info, p, kind)
     try:
         model.to(device)
     except (RuntimeError, AssertionError, ValueError) as exc:
@@ -122,6 +128,22 @@ def _load(kind: str, path: str | os.PathLike[str], metric: str, option: str,
             from None
     model.eval()
     return LoadedModel(tokenizer, model)
+
+
+def _check_head(model: Any, info: dict[str, Any], path: Path, kind: str) -> None:
+    """Refuse a checkpoint without weights for the task head it is loaded with (a bare
+    encoder such as bert-base-cased given where SOME's or IMPARA's trained regressor is
+    expected): transformers would initialise the head at random and every score would be
+    noise. Missing weights inside the encoder (an unused pooler) are left to transformers."""
+    if kind == "AutoModel":
+        return
+    prefix = f"{getattr(model, 'base_model_prefix', '')}."
+    head = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
+    if head:
+        shown = ", ".join(head[:4]) + (f" and {len(head) - 4} more" if len(head) > 4 else "")
+        raise FormatError(f"has no weights for {shown}: it is not a checkpoint of a "
+                          f"trained {kind.removeprefix('AutoModelFor')} model (those weights "
+                          "would be random)", path)
 
 
 def load_sequence_classifier(path: str | os.PathLike[str], *, metric: str, option: str,
