@@ -12,12 +12,16 @@ round trips of :mod:`gecscope.rtt.translator`), opened and used the same careful
   fails there with :class:`~gecscope.errors.OutputError` (exit 73) naming the path, before any
   paid or slow work is done, not after it.
 * :func:`guard` turns an SQLite failure during a later read or write into the same errors.
+* :func:`row_digest` is the digest each cache row carries over its fields: a row changed
+  after it was written (by hand, by another program) no longer matches it and is not used.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sqlite3
 import time
@@ -45,6 +49,15 @@ class CacheBusyError(GecscopeError):
         super().__init__(f"{self.path}: the {what} is locked by another process (waited "
                          f"{timeout:g} s); run again when that process has finished, or give "
                          "this run another cache directory")
+
+
+def row_digest(row_format: str, *fields: str) -> str:
+    """SHA-256 over a cache row's format name and fields (its key, its request, its answer),
+    stored in the row: a row any field of which was changed after it was written no longer
+    matches it. (It detects changes; it is no secret, so it cannot stop a deliberate forgery
+    by someone who can write the cache, who could also change the installed code.)"""
+    text = json.dumps([row_format, *fields], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def default_cache_dir() -> Path:

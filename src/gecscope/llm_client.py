@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from gecscope._sqlite_cache import DEFAULT_TIMEOUT, guard, open_cache
+from gecscope._sqlite_cache import row_digest as _row_digest
 from gecscope.errors import ConfigError, GecscopeError
 
 T = TypeVar("T")
@@ -124,10 +125,9 @@ def default_cache_dir() -> Path:
 
 def row_digest(key: str, request: str, answer: str) -> str:
     """SHA-256 over a cache row's key, request and answer, stored in the row: a row whose
-    answer, request or key was changed after it was written no longer matches it."""
-    text = json.dumps([ROW_FORMAT, key, request, answer], ensure_ascii=False,
-                      separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    answer, request or key was changed after it was written no longer matches it
+    (:func:`gecscope._sqlite_cache.row_digest`, as the round-trip cache's rows)."""
+    return _row_digest(ROW_FORMAT, key, request, answer)
 
 
 class AnswerCache:

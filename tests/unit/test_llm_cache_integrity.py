@@ -28,11 +28,12 @@ import pytest
 
 from gecscope import EvalData, Hypothesis
 from gecscope._sqlite_cache import CacheBusyError
+from gecscope._sqlite_cache import row_digest as row_digest_of
 from gecscope.cli.main import main
 from gecscope.errors import OutputError
 from gecscope.llm_client import CACHE_FILE, AnswerCache, row_digest
 from gecscope.metrics.llm_judge import LLMSentMetric
-from gecscope.rtt.translator import RoundTripCache
+from gecscope.rtt.translator import ApertiumTranslator, CachedTranslator, RoundTripCache
 
 SOURCES = ["He go home .", "She like it .", "I saw cat yesterday ."]
 HYPS = ["He goes home .", "She likes it .", "I saw a cat yesterday ."]
@@ -227,8 +228,9 @@ def test_a_lock_taken_after_opening_is_busy_for_reads_and_writes(cache_dir: Path
 
 def test_a_locked_round_trip_cache_is_busy_not_moved(cache_dir: Path) -> None:
     RoundTripCache(cache_dir).close()
+    digest = row_digest_of(RoundTripCache.ROW_FORMAT, "b", "p", "s", "o")
     holder = _hold(cache_dir / "rtt-round-trips.sqlite", "wait",
-                   "INSERT INTO round_trip VALUES ('b', 'p', 's', 'o')")
+                   f"INSERT INTO round_trip VALUES ('b', 'p', 's', 'o', '{digest}')")
     try:
         with pytest.raises(CacheBusyError, match="round-trip cache is locked"):
             RoundTripCache(cache_dir, timeout=0.3)
@@ -320,3 +322,72 @@ def test_a_read_only_cache_fails_before_the_paid_request(
     assert proc.returncode == 73, proc.stderr
     assert str(cache_dir / CACHE_FILE) in proc.stderr and "Traceback" not in proc.stderr
     assert len(asked) == 3  # no request was made
+
+
+# --------------------------------------------------------------------------- round-trip rows
+RTT_FILE = "rtt-round-trips.sqlite"
+RTT_SENTS = ["He go to school every days .", "She have two cat and one dog .",
+             "I am agree with your opinion ."]
+
+
+def _apertium() -> ApertiumTranslator:
+    """The real offline backend (Apertium, English-Spanish), or skip."""
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not installed (apt-get install apertium apertium-eng-spa)")
+    translator = ApertiumTranslator()
+    if "spa" not in translator.available_pivots():
+        pytest.skip("apertium-eng-spa is not installed")
+    return translator
+
+
+def _round_trips(translator: ApertiumTranslator, cache_dir: Path
+                 ) -> tuple[list[str], int, int]:
+    """The round trips of RTT_SENTS through a freshly opened cache: outputs, hits, misses."""
+    cached = CachedTranslator(translator, RoundTripCache(cache_dir))
+    got = cached.round_trip(RTT_SENTS, "spa")
+    cached.cache.close()
+    return got, cached.hits, cached.misses
+
+
+def test_a_changed_round_trip_row_is_translated_again_not_used(cache_dir: Path) -> None:
+    translator = _apertium()
+    truth = translator.round_trip(RTT_SENTS, "spa")  # no cache
+    assert len(set(truth)) == 3
+    assert _round_trips(translator, cache_dir) == (truth, 0, 3)
+    with sqlite3.connect(cache_dir / RTT_FILE) as db:
+        # sentence 1: its output changed; sentence 2: holds sentence 3's output and digest
+        db.execute("UPDATE round_trip SET output='He goes to school every day .' "
+                   "WHERE sentence=?", (RTT_SENTS[0],))
+        db.execute("UPDATE round_trip SET (output, digest) = (SELECT output, digest FROM "
+                   "round_trip WHERE sentence=?) WHERE sentence=?", RTT_SENTS[2:0:-1])
+    with pytest.warns(RuntimeWarning, match=r"2 row\(s\) of the round-trip cache \S*"
+                                            f"{RTT_FILE} do not match their digest"):
+        # not the changed outputs: the two changed rows were translated again ...
+        assert _round_trips(translator, cache_dir) == (truth, 1, 2)
+    assert _round_trips(translator, cache_dir) == (truth, 3, 0)  # ... and replaced
+    # a whole row moved to another sentence (its output and digest kept) is not used either
+    with sqlite3.connect(cache_dir / RTT_FILE) as db:
+        db.execute("DELETE FROM round_trip WHERE sentence=?", (RTT_SENTS[1],))
+        db.execute("UPDATE round_trip SET sentence=? WHERE sentence=?", RTT_SENTS[1::-1])
+    with pytest.warns(RuntimeWarning, match=r"1 row\(s\) of the round-trip cache"):
+        assert _round_trips(translator, cache_dir) == (truth, 1, 2)
+
+
+def test_a_round_trip_cache_written_before_digests_is_upgraded(cache_dir: Path) -> None:
+    """The old table (no digest column): its rows are not trusted, translated again once."""
+    translator = _apertium()
+    truth = translator.round_trip(RTT_SENTS, "spa")
+    cache_dir.mkdir()
+    with sqlite3.connect(cache_dir / RTT_FILE) as db:
+        db.execute("CREATE TABLE round_trip (backend TEXT, pivot TEXT, sentence TEXT, output "
+                   "TEXT, PRIMARY KEY (backend, pivot, sentence))")
+        db.execute("INSERT INTO round_trip VALUES ('apertium', 'spa', ?, 'an old output')",
+                   (RTT_SENTS[0],))
+    with pytest.warns(RuntimeWarning, match=r"1 row\(s\) of the round-trip cache"):
+        assert _round_trips(translator, cache_dir) == (truth, 0, 3)
+    with sqlite3.connect(cache_dir / RTT_FILE) as db:
+        rows = db.execute("SELECT backend, pivot, sentence, output, digest FROM round_trip"
+                          ).fetchall()
+    assert sorted(r[2] for r in rows) == sorted(RTT_SENTS)
+    assert all(r[4] == row_digest_of(RoundTripCache.ROW_FORMAT, *r[:4]) for r in rows)
+    assert _round_trips(translator, cache_dir) == (truth, 3, 0)

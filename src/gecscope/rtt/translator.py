@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from gecscope._optional import require
-from gecscope._sqlite_cache import DEFAULT_TIMEOUT, default_cache_dir, guard, open_cache
+from gecscope._sqlite_cache import (
+    DEFAULT_TIMEOUT,
+    default_cache_dir,
+    guard,
+    open_cache,
+    row_digest,
+)
 from gecscope.errors import ConfigError, GecscopeError, MissingDependencyError
 
 
@@ -475,11 +481,19 @@ def make_translator(spec: str | None = None) -> BaseTranslator:
 class RoundTripCache:
     """Round trips stored in SQLite, keyed by (backend, pivot, sentence). Opened as every
     gecscope cache is (:func:`gecscope._sqlite_cache.open_cache`): proven writable first, a
-    busy file waited on for ``timeout`` seconds, only a damaged regular file moved aside."""
+    busy file waited on for ``timeout`` seconds, only a damaged regular file moved aside.
+
+    Each row carries :func:`~gecscope._sqlite_cache.row_digest` over its backend, pivot,
+    sentence and output. :meth:`get_many` uses only rows that match it; any other row
+    (changed by hand or by another program, or written by a version without digests) is
+    counted in ``rejected`` and reads as a miss, so :class:`CachedTranslator` translates the
+    sentence again and :meth:`put_many` replaces the row.
+    """
 
     WHAT = "round-trip cache"
+    ROW_FORMAT = "gecscope-round-trip/1"
     SCHEMA = ("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, sentence TEXT, "
-              "output TEXT, PRIMARY KEY (backend, pivot, sentence))")
+              "output TEXT, digest TEXT, PRIMARY KEY (backend, pivot, sentence))")
     HINT = "make it writable, or give another directory with --cache-dir or $GECSCOPE_CACHE"
 
     def __init__(self, directory: str | os.PathLike[str] | None = None, *,
@@ -488,13 +502,24 @@ class RoundTripCache:
                           else default_cache_dir())
         self.path = self.directory / "rtt-round-trips.sqlite"
         self.timeout = timeout
+        self.rejected: list[tuple[str, str, str]] = []
         self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
-                              hint=self.HINT)
+                              hint=self.HINT, version=2)
+        with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(round_trip)")}
+            if "digest" not in columns:  # a cache written before rows carried a digest
+                self._db.execute("ALTER TABLE round_trip ADD COLUMN digest TEXT")
+                self._db.commit()
 
     def _guard(self) -> Any:
         return guard(self.path, self.WHAT, self.timeout, self.HINT)
 
+    def _digest(self, backend: str, pivot: str, sentence: str, output: str) -> str:
+        return row_digest(self.ROW_FORMAT, backend, pivot, sentence, output)
+
     def get_many(self, backend: str, pivot: str, sentences: Sequence[str]) -> dict[str, str]:
+        """The stored outputs of those ``sentences`` that have a verified row (a row that
+        fails its digest is left out and added to ``rejected``)."""
         out: dict[str, str] = {}
         uniq = list(dict.fromkeys(sentences))
         for b in range(0, len(uniq), 500):
@@ -502,16 +527,21 @@ class RoundTripCache:
             q = ",".join("?" * len(chunk))
             with self._guard():
                 rows = self._db.execute(
-                    f"SELECT sentence, output FROM round_trip WHERE backend=? AND pivot=? "
-                    f"AND sentence IN ({q})", (backend, pivot, *chunk)).fetchall()
-            for s, o in rows:
-                out[s] = o
+                    f"SELECT sentence, output, digest FROM round_trip WHERE backend=? AND "
+                    f"pivot=? AND sentence IN ({q})", (backend, pivot, *chunk)).fetchall()
+            for s, o, digest in rows:
+                if isinstance(o, str) and digest == self._digest(backend, pivot, s, o):
+                    out[s] = o
+                else:
+                    self.rejected.append((backend, pivot, s))
         return out
 
     def put_many(self, backend: str, pivot: str, pairs: Sequence[tuple[str, str]]) -> None:
         with self._guard():
-            self._db.executemany("INSERT OR REPLACE INTO round_trip VALUES (?, ?, ?, ?)",
-                                 [(backend, pivot, s, o) for s, o in pairs])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO round_trip (backend, pivot, sentence, output, digest) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(backend, pivot, s, o, self._digest(backend, pivot, s, o)) for s, o in pairs])
             self._db.commit()
 
     def __len__(self) -> int:
@@ -541,7 +571,15 @@ class CachedTranslator:
     def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
         pivot = self.translator.check_pivot(pivot)
         keys = [_clean(s) for s in sentences]
+        rejected = len(self.cache.rejected)
         found = self.cache.get_many(self.name, pivot, keys)
+        if len(self.cache.rejected) > rejected:
+            import warnings
+
+            warnings.warn(f"{len(self.cache.rejected) - rejected} row(s) of the round-trip "
+                          f"cache {self.cache.path} do not match their digest (changed after "
+                          "they were written, or written by an older gecscope); not used: "
+                          "translated again, and replaced", RuntimeWarning, stacklevel=2)
         missing = [s for s in dict.fromkeys(keys) if s not in found]
         missing_set = set(missing)
         self.hits += sum(1 for k in keys if k not in missing_set)
