@@ -2,8 +2,8 @@
 round trips of :mod:`gecscope.rtt.translator`), opened and used the same careful way.
 
 * A busy database (another process holds a lock) is waited on for ``timeout`` seconds, then
-  :class:`CacheBusyError` (exit 75, "try again") names the file. Busy is never taken for
-  damaged: the other process's work stays where it is.
+  :class:`~gecscope.errors.CacheBusyError` (exit 75, "try again") names the file. Busy is
+  never taken for damaged: the other process's work stays where it is.
 * Only a regular file that SQLite itself reports as "not a database" or "malformed" is moved
   aside (``NAME.corrupt-TIME``, with a warning) and started anew; a directory or anything else
   that is not a regular file at the cache path is an error, never moved.
@@ -30,25 +30,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from gecscope.errors import GecscopeError, OutputError
+from gecscope.errors import CacheBusyError, GecscopeError, OutputError
 
 #: seconds a busy cache is waited on before giving up
 DEFAULT_TIMEOUT = 60.0
 _BUSY = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
 _DAMAGED = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
-
-
-class CacheBusyError(GecscopeError):
-    """Another process kept the cache locked for longer than the time-out; exit 75
-    (sysexits' EX_TEMPFAIL: nothing is wrong with the input, try again)."""
-
-    exit_code = 75
-
-    def __init__(self, path: str | os.PathLike[str], what: str, timeout: float) -> None:
-        self.path = str(path)
-        super().__init__(f"{self.path}: the {what} is locked by another process (waited "
-                         f"{timeout:g} s); run again when that process has finished, or give "
-                         "this run another cache directory")
 
 
 def row_digest(row_format: str, *fields: str) -> str:

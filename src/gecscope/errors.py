@@ -38,6 +38,19 @@ class OutputError(GecscopeError):
         super().__init__(f"{self.path or '<output>'}: {message}")
 
 
+class CacheBusyError(GecscopeError):
+    """Another process kept a cache locked for longer than the time-out; names the file;
+    exit 75 (sysexits' EX_TEMPFAIL: nothing is wrong with the input, try again)."""
+
+    exit_code = 75
+
+    def __init__(self, path: str | os.PathLike[str], what: str, timeout: float) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: the {what} is locked by another process (waited "
+                         f"{timeout:g} s); run again when that process has finished, or give "
+                         "this run another cache directory")
+
+
 class LengthMismatchError(GecscopeError):
     """Parallel inputs (source, hypotheses, references) have different numbers of sentences."""
 

@@ -143,7 +143,7 @@ class AnswerCache:
 
     Opening proves the cache writable (a read-only directory or file fails then, exit 73,
     before any request); a cache another process keeps locked is waited on for ``timeout``
-    seconds, then :class:`~gecscope._sqlite_cache.CacheBusyError` (exit 75).
+    seconds, then :class:`~gecscope.errors.CacheBusyError` (exit 75).
     """
 
     WHAT = "LLM answer cache"

@@ -27,10 +27,9 @@ from typing import Any, ClassVar
 import pytest
 
 from gecscope import EvalData, Hypothesis
-from gecscope._sqlite_cache import CacheBusyError
 from gecscope._sqlite_cache import row_digest as row_digest_of
 from gecscope.cli.main import main
-from gecscope.errors import OutputError
+from gecscope.errors import CacheBusyError, OutputError
 from gecscope.llm_client import CACHE_FILE, AnswerCache, row_digest
 from gecscope.metrics.llm_judge import LLMSentMetric
 from gecscope.rtt.translator import ApertiumTranslator, CachedTranslator, RoundTripCache
