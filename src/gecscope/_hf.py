@@ -58,7 +58,9 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
     """``exc`` and the errors it was raised from or while handling (transformers 4 wraps
     torch's and safetensors' errors in an OSError)."""
     seen: BaseException | None = exc
-    while seen is not None:
+    for _ in range(32):  # a chain is short; the bound guards against a cycle
+        if seen is None:
+            return
         yield seen
         seen = seen.__cause__ or seen.__context__
 
@@ -69,9 +71,12 @@ def _files(directory: Path | None, suffixes: tuple[str, ...]) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.suffix in suffixes and p.is_file())
 
 
-def _where(directory: Path | None, files: list[Path]) -> Path | str | None:
-    """The one file at fault when there is one candidate, else the directory."""
-    return files[0] if len(files) == 1 else directory
+def _where(directory: Path | None, files: list[Path]) -> Path | str:
+    """The one file at fault when there is one candidate, else the directory (else words:
+    the loader did not say which directory it was loading)."""
+    if len(files) == 1:
+        return files[0]
+    return directory if directory is not None else "the checkpoint being loaded"
 
 
 def safetensors_header(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -147,7 +152,6 @@ def checkpoint_errors(checkpoint: str | os.PathLike[str] | None) -> Iterator[Non
 
     ``checkpoint`` is the model directory (None: the message cannot name the file)."""
     directory = Path(checkpoint).expanduser() if checkpoint is not None else None
-    name = str(directory) if directory is not None else "the checkpoint"
     try:
         yield
     except FormatError:
@@ -172,7 +176,7 @@ def checkpoint_errors(checkpoint: str | os.PathLike[str] | None) -> Iterator[Non
             if not detail:
                 found = re.search(r"size mismatch for [^\n]*", str(exc))
                 detail = found.group(0) if found else str(exc).splitlines()[0]
+            config = [directory / "config.json"] if directory is not None else []
             raise FormatError(f"the weights do not fit the model config.json describes: "
-                              f"{detail}", directory / "config.json" if directory else name) \
-                from None
+                              f"{detail}", _where(directory, config)) from None
         raise
