@@ -67,12 +67,17 @@ def test_help_shows_the_common_options_first_and_ray_and_zh_in_their_sections(
     assert len(listed) == len(set(listed))
 
 
-@pytest.mark.parametrize("command", ["evaluate", "compare", "demo", "annotate"])
+@pytest.mark.parametrize("command", [
+    "evaluate", "compare", "demo", "annotate", *(f"meta-eval {what}" for what in
+                                                  ("human", "system", "sentence", "window",
+                                                   "tradeoff", "table"))])
 def test_every_option_has_a_help_text(command: str) -> None:
-    # annotate --extractor had none
-    sub = next(a for a in build_parser()._actions
-               if isinstance(a, argparse._SubParsersAction))
-    undocumented = [a.option_strings for a in sub.choices[command]._actions
+    # annotate --extractor and meta-eval system/sentence/window/tradeoff --benchmark had none
+    parser = build_parser()
+    for word in command.split():
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[word]
+    undocumented = [a.option_strings for a in parser._actions
                     if a.option_strings and not a.help]
     assert undocumented == []
 

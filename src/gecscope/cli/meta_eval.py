@@ -146,7 +146,11 @@ def _usage(p: argparse.ArgumentParser) -> int:
 
 
 def _bench_args(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--benchmark", choices=["seeda", "gjg15"], default="seeda")
+    s.add_argument("--benchmark", choices=["seeda", "gjg15"], default="seeda",
+                   help="the human judgments: seeda (SEEDA, Kobayashi et al. 2024; --data-dir "
+                        "is its repository folder; the default) or gjg15 (GJG15, Grundkiewicz "
+                        "et al. 2015; --data-dir holds judgments.xml, and --submissions is "
+                        "needed)")
     s.add_argument("--data-dir", required=True,
                    help="SEEDA repository folder, or the folder of GJG15's judgments.xml")
     s.add_argument("--submissions", metavar="DIR",
