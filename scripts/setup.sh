@@ -43,13 +43,31 @@ if [ "$mode" = "--dev" ]; then
     "ruff==0.17.6" "mypy==2.4.1"
   # gec-metrics 0.1.1, the reference the tests compare GREEN, GoToScorer, PT-ERRANT and the
   # learned metrics with, lives in its own venv: it pulls packages gecscope does not want in
-  # its environment (bitsandbytes, outlines, datasets...). It sees this environment's torch,
-  # transformers and errant. Never used at run time (tests/gec_metrics_ref.py).
+  # its environment (bitsandbytes, outlines, datasets...). A path file in that venv lists this
+  # environment's site-packages (a venv, conda or the system Python alike), written before
+  # gec-metrics is installed: pip sees this environment's torch, transformers, errant, spaCy
+  # and spaCy model installed and adds only what is missing, so the reference runs on the same
+  # torch and transformers as gecscope (tests/unit/test_reference_env.py checks it). A venv out
+  # of step with this environment (another environment's, or with its own torch...) is
+  # rebuilt. Never used at run time (tests/gec_metrics_ref.py).
   refenv=${GECSCOPE_GEC_METRICS_VENV:-$HOME/.cache/gecscope/gec-metrics-0.1.1}
-  if ! "$refenv/bin/python" -c "import gec_metrics" >/dev/null 2>&1; then
-    echo "setup: installing the gec-metrics 0.1.1 reference venv at $refenv"
-    "$PY" -m venv --system-site-packages "$refenv"
+  stale=$("$PY" tests/gec_metrics_ref.py check "$refenv")
+  if [ -n "$stale" ]; then
+    if [ -n "$(ls -A "$refenv" 2>/dev/null)" ] && [ ! -f "$refenv/pyvenv.cfg" ]; then
+      echo "setup: $refenv exists and is not a virtual environment; move it away or set" \
+           "GECSCOPE_GEC_METRICS_VENV" >&2
+      exit 1
+    fi
+    echo "setup: installing the gec-metrics 0.1.1 reference venv at $refenv ($stale)"
+    "$PY" -m venv --clear "$refenv"
+    "$PY" tests/gec_metrics_ref.py link "$refenv"
     PY="$refenv/bin/python" pipq "gec-metrics==0.1.1"
+    stale=$("$PY" tests/gec_metrics_ref.py check "$refenv")
+    if [ -n "$stale" ]; then
+      echo "setup: the reference venv at $refenv is not in step with this environment:" \
+           "$stale" >&2
+      exit 1
+    fi
   fi
 else
   pipq -e ".[spacy,stats,fast]"

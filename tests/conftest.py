@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             reason = missing()
             if reason:
                 skip_or_fail(reason)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A skip raised by ``skip_or_fail`` is reported at the test, not at the helper (the
+    short summary would list every such skip at one line of tests/gec_metrics_ref.py)."""
+    report = yield
+    where = report.longrepr
+    if report.skipped and isinstance(where, tuple) and where[0].endswith("gec_metrics_ref.py"):
+        path, line, _ = item.reportinfo()
+        report.longrepr = (str(path), (line or 0) + 1, where[2])
+    return report
 
 
 @pytest.fixture(scope="session")
