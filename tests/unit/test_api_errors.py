@@ -86,6 +86,7 @@ def test_string_beta_scores_as_the_number() -> None:
     ({"beta": [1.0]}, r"errant: beta must be a number \(float\), not \[1.0\]"),
     ({"beta": True}, "errant: beta must be a number"),
     ({"single": "maybe"}, "errant: single must be yes or no"),
+    ({"single": 2}, "errant: single must be yes or no"),
     ({"selection_rounding": 1.5}, "errant: selection_rounding must be a whole number"),
     ({"mode": 3}, "errant: mode must be a string"),
     ({"filt": 3}, "errant: filt must be a list"),
@@ -101,6 +102,7 @@ def test_wrong_option_types_name_the_option(options: dict[str, Any], message: st
 def test_replace_and_positional_config_values_are_read_too() -> None:
     config = get_metric("m2").Config("2")
     assert config.beta == 2.0
+    assert get_metric("m2").Config(verbose=1).verbose is True
     assert dataclasses.replace(config, max_unchanged_words="3").max_unchanged_words == 3
 
 

@@ -152,6 +152,8 @@ def coerce_option(metric: str, key: str, value: Any, hint: Any) -> Any:
     elif isinstance(value, bool):
         if hint is bool:
             return value
+    elif hint is bool and isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
     elif hint is int and isinstance(value, numbers.Integral):
         return int(value)
     elif hint is float and isinstance(value, numbers.Real):
