@@ -1,10 +1,11 @@
 """UA-GEC (Ukrainian) from the ``ua-gec`` package: corpus sizes and properties of M2, GLEU and
 CLEME with ``lang="uk"`` that must hold whatever the exact numbers.
 
-Provenance of the sizes: ua-gec 2.1.3, counted in ../scratch/lang_research/README.md (section A,
-"Sizes"): test has 166 documents, each annotated by annotators 1 and 2 (332 items), with
-2,696 source sentences in gec-only and 2,690 in gec-fluency; in train 43 documents have two
-annotators.
+Provenance of the sizes: ua-gec 2.1.3 (PyPI), counted with the package's own API (not
+gecscope's reader) by ``python benchmarks/uagec_sizes.py``: test has 166 documents, each
+annotated by annotators 1 and 2 (332 items), with 2,696 source sentences in gec-only and 2,690
+in gec-fluency; in train 43 of 1,706 documents have two annotators (1,749 items), and annotator
+1's documents hold 31,037 source sentences.
 """
 
 from __future__ import annotations
@@ -44,6 +45,22 @@ def test_sizes(test_set: UAGECData) -> None:
     fluency = load_uagec("test", "gec-fluency")
     assert len(fluency.documents) == 166
     assert len(fluency) == 2690
+
+
+def test_sizes_are_the_packages_own_count(test_set: UAGECData) -> None:
+    # the provenance script counts with ua_gec's API alone; gecscope's reader must agree
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "uagec_sizes.py"
+    spec = importlib.util.spec_from_file_location("uagec_sizes", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    own = script.sizes("test", "gec-only")
+    assert own["items"] == 332 and own["documents"] == own["by 1 and 2"] == 166
+    assert own["their sentences"] == len(test_set) == 2696
+    assert len(test_set.documents) == own["documents"]
 
 
 def test_train_keeps_doubly_annotated_documents() -> None:
