@@ -1,14 +1,26 @@
 """Worker processes: how many, a pool that fails loudly instead of hanging, and the scoring
-task that process-pool workers and Ray actors run alike."""
+task that process-pool workers and Ray actors run alike.
+
+Workers live no longer than their driver: on Linux each asks the kernel to kill it when the
+driver dies (``prctl(PR_SET_PDEATHSIG)``, immediate even when the driver is SIGKILLed, and
+independent of what the worker is doing); elsewhere a watchdog thread checks every second
+that its parent is still the driver. Workers ignore SIGINT: Ctrl-C reaches every process of
+the terminal's group, and only the driver answers it (one message, exit 130), ending its
+workers itself."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool as BrokenPool
 from contextlib import contextmanager
 from typing import Any
+
+#: ``--jobs`` above this is refused as a mistake (a typo, not a machine): no machine or Ray
+#: cluster this runs on has that many cores; values up to it are capped at what is available.
+MAX_JOBS = 10_000
 
 
 def default_jobs() -> int:
@@ -19,15 +31,103 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def capped_jobs(jobs: int, available: int, what: str = "worker processes",
+                where: str = "cores this process may use") -> int:
+    """``jobs`` (``0``: all) at most ``available``, with a warning on stderr when more were
+    asked for: more workers than cores only add memory (each loads its own models) and
+    switching, never speed."""
+    available = max(1, available)
+    if jobs > available:
+        print(f"gecscope: warning: --jobs {jobs} is more than the {available} {where}; "
+              f"using {available} {what}", file=sys.stderr)
+        return available
+    return jobs or available
+
+
+def _watch_parent(parent: int) -> None:
+    """Kill this worker when ``parent`` (the driver) is gone (see the module docstring)."""
+    import signal
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the driver died before the request was made
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):  # pragma: no cover - no usable libc: the thread below
+            pass
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gecscope-parent-watch", daemon=True).start()
+
+
+def _start_worker(parent: int, initializer: Callable[..., None] | None,
+                  initargs: tuple[Any, ...]) -> None:
+    """Every worker's start: ignore SIGINT (the driver answers Ctrl-C), die with the driver,
+    then the caller's ``initializer``."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _end_workers(pool: Any) -> None:
+    """Stop ``pool``'s workers now, running tasks included (the driver is interrupted or
+    failed: nobody will read their results)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError, AttributeError):  # already gone
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.join(5)
+        except (OSError, ValueError, AssertionError):
+            pass
+
+
+def _launch(pool: Any) -> None:
+    """Start ``pool``'s workers now, with SIGINT ignored from their first instruction (a
+    disposition kept across exec; Python then installs no KeyboardInterrupt handler), so a
+    Ctrl-C while they import gives no traceback from them. Without the executor's launcher
+    (another Python), they start on the first task and ignore SIGINT from their initializer."""
+    import signal
+    import threading
+
+    launch = getattr(pool, "_launch_processes", None)
+    if launch is None or threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        launch()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @contextmanager
 def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> Iterator[Any]:
-    """A pool of ``min(jobs, tasks)`` spawned processes, or ``None`` (with a warning) when
-    workers cannot start here, e.g. under ``python -`` where the main module cannot be
-    re-imported; callers then do the work in this process. Unlike ``multiprocessing.Pool``,
-    which restarts failing workers forever, a broken pool ends the run of the pool."""
+    """A pool of ``min(jobs, tasks, cores)`` spawned processes (:func:`capped_jobs` warns when
+    ``jobs`` is above the cores), or ``None`` (with a warning) when workers cannot start here,
+    e.g. under ``python -`` where the main module cannot be re-imported; callers then do the
+    work in this process. Unlike ``multiprocessing.Pool``, which restarts failing workers
+    forever, a broken pool ends the run of the pool. When the block is left by an exception
+    (Ctrl-C, SIGTERM, an error) the workers are killed at once rather than awaited."""
     import multiprocessing
-    import sys
     from concurrent.futures import ProcessPoolExecutor
 
     main = sys.modules.get("__main__")
@@ -37,15 +137,22 @@ def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None 
               "running in one process", file=sys.stderr)
         yield None
         return
+    workers = max(1, min(capped_jobs(jobs, default_jobs()), tasks))
     ctx = multiprocessing.get_context("spawn")  # no inherited threads or model state
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start_worker,
+                               initargs=(os.getpid(), initializer, initargs))
     try:
-        with ProcessPoolExecutor(min(jobs, tasks), mp_context=ctx, initializer=initializer,
-                                 initargs=initargs) as pool:
-            yield pool
+        _launch(pool)
+        yield pool
     except BrokenPool as exc:
+        _end_workers(pool)
         print(f"gecscope: warning: worker processes failed ({exc}); running in one process",
               file=sys.stderr)
-
+    except BaseException:
+        _end_workers(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
 
 
 #: Tasks a streaming run keeps submitted ahead of the one it waits for, per worker: enough
@@ -58,9 +165,14 @@ def ordered_map(executor: Any, fn: Callable[[Any], Any], items: Iterable[Any],
     """``fn(item)`` for every item on ``executor``, results in input order, with at most
     ``in_flight`` items submitted and not yet yielded (``executor.map`` would read a streamed
     input to its end first). When reading the input fails, the results of the items already
-    submitted are yielded before the error is raised (a resumable run keeps their output)."""
+    submitted are yielded before the error is raised (a resumable run keeps their output).
+    ``in_flight`` is at most :data:`IN_FLIGHT` per worker the executor really has (a
+    ``--jobs`` above the cores would otherwise read that many more tasks ahead)."""
     from collections import deque
 
+    workers = getattr(executor, "_max_workers", None)
+    if isinstance(workers, int) and workers > 0:
+        in_flight = min(in_flight, IN_FLIGHT * workers)
     futures: deque[Any] = deque()
     it = iter(items)
     failure: BaseException | None = None

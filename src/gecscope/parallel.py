@@ -19,9 +19,10 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
    :meth:`~gecscope.metrics.base.Metric.evaluate` does. Results are returned in the order
    :func:`gecscope.evaluate` gives them.
 
-Worker processes are *spawned* (no inherited threads or model state). Small jobs stay in
-this process (:func:`worth_parallel`): there the start-up of the workers (Python, numpy,
-spaCy) would cost more than it saves.
+Worker processes are *spawned* (no inherited threads or model state), never more than the
+cores this process may use (a warning says so when more were asked for), and die with the
+driver (:mod:`gecscope._pool`). Small jobs stay in this process (:func:`worth_parallel`):
+there the start-up of the workers (Python, numpy, spaCy) would cost more than it saves.
 """
 
 from __future__ import annotations
@@ -45,11 +46,15 @@ _STATE: dict[str, Any] = {}
 
 
 def resolve_jobs(jobs: int) -> int:
-    """``jobs`` as a process count: ``0`` means every core this process may use."""
-    from gecscope._pool import default_jobs
+    """``jobs`` checked (a whole number from 0 to :data:`~gecscope._pool.MAX_JOBS`), as a
+    count of workers: ``0`` means every core this process may use. Not capped here (Ray
+    actors are capped at the cluster's CPUs, processes at this machine's cores, where they
+    start: :func:`~gecscope._pool.capped_jobs`)."""
+    from gecscope._pool import MAX_JOBS, default_jobs
 
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
-        raise ConfigError(f"jobs must be a whole number >= 0 (0 = every core), got {jobs!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 0 <= jobs <= MAX_JOBS:
+        raise ConfigError(f"jobs must be a whole number from 0 (every core) to {MAX_JOBS}, "
+                          f"got {jobs!r}")
     return jobs or default_jobs()
 
 
@@ -193,6 +198,7 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
     from gecscope.alignment.errant import ungrouped, worker_chunks
 
     metrics, hyps = _checked(metrics, data, hyps)
+    _, actors = ray_backend.connect(address, actors)  # capped (and warned about) once
     if any("hypothesis-edits" in m.requires for m in metrics):
         todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
         if todo and data.lang.extractor != "errant":  # the actors run English ERRANT
@@ -205,7 +211,6 @@ def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[
             for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
                 joint.extend(sentences)
             store_joint_edits(data, todo, joint if order is None else ungrouped(joint, order))
-    _, actors = ray_backend.connect(address, actors)
     plan = plan_ranges(len(data), metrics, len(hyps), actors)
     results = _Results(metrics, hyps, plan, progress)
     for m, h, start, value in ray_backend.score_tasks(data, metrics, hyps,
@@ -220,8 +225,12 @@ def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
                       progress: Callable[[int], None] | None = None) -> list[SystemResult]:
     """Every metric on every system, metric-major (as :func:`gecscope.evaluate`), on ``jobs``
     processes; identical results to one process. One pool serves both phases, so a worker
-    that extracted edits keeps its spaCy model and parses for scoring."""
+    that extracted edits keeps its spaCy model and parses for scoring. ``jobs`` is capped at
+    the cores this process may use (with a warning)."""
+    from gecscope._pool import capped_jobs, default_jobs
+
     metrics, hyps = _checked(metrics, data, hyps)
+    jobs = capped_jobs(jobs, default_jobs())
     needs_edits = any("hypothesis-edits" in m.requires for m in metrics)
     plan = plan_ranges(len(data), metrics, len(hyps), jobs)
     results = _Results(metrics, hyps, plan, progress)

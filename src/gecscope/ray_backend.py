@@ -9,15 +9,17 @@ input order, so the output is identical to a single process's. The driver stream
 shard by shard and keeps at most a few tasks per actor in flight, so its memory does not grow
 with the corpus.
 
-``address`` is ``None`` (start a local Ray instance with ``actors`` CPUs), ``"auto"`` (the
-cluster this machine belongs to, e.g. after ``ray start --head``) or ``HOST:PORT``. On an
-existing cluster every node needs gecscope and its spaCy model installed, or a runtime
-environment that installs them (see docs/scale.md).
+``address`` is ``None`` (start a local Ray instance with one CPU per core this process may
+use), ``"auto"`` (the cluster this machine belongs to, e.g. after ``ray start --head``) or
+``HOST:PORT``, checked before Ray is given it (:func:`check_address`: fails in seconds where
+Ray would retry for minutes). Never more actors than the cluster's CPUs, nor than the tasks
+given them. On an existing cluster every node needs gecscope and its spaCy model installed,
+or a runtime environment that installs them (see docs/scale.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gecscope._optional import require
@@ -27,27 +29,116 @@ if TYPE_CHECKING:
     from gecscope.alignment.resume import PartCheck
 
 
+class ClusterUnavailable(GecscopeError):
+    """No Ray cluster answers at ``--address`` (exit 69, sysexits' EX_UNAVAILABLE: the same
+    command may work once the cluster is up); a malformed address is a ConfigError (64)."""
+
+    exit_code = 69
+
+
+#: Seconds to wait for the cluster's address to accept a connection, then to answer it.
+PROBE_TIMEOUT = 3.0
+#: What a client sends first on an HTTP/2 connection (RFC 9113 3.4), then an empty SETTINGS
+#: frame; a gRPC server (Ray's GCS, or its client server for ``ray://``) answers with a
+#: SETTINGS frame (type 4).
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def check_address(address: str) -> None:
+    """Refuse within seconds an ``--address`` where no Ray cluster answers: given one, Ray
+    retries for minutes inside C++ code, where SIGTERM is not handled, and then ends the
+    process without cleaning up. A malformed address is a :class:`ConfigError`; nothing
+    listening there, an unknown host, or a server that does not speak gRPC is
+    :class:`ClusterUnavailable`. ``auto`` is checked at the address Ray finds for it; other
+    ``scheme://`` addresses than ``ray://``, and clusters using TLS, are left to Ray."""
+    import os
+    import socket
+
+    target: str | None = address
+    if address in ("auto", "local"):
+        try:
+            from ray._private.services import canonicalize_bootstrap_address
+
+            target = canonicalize_bootstrap_address(address)
+        except Exception:  # noqa: BLE001 - private API, or no cluster: ray.init says so
+            return
+        if target is None:
+            return
+    assert target is not None
+    if target.startswith("ray://"):
+        target = target[len("ray://"):]
+    elif "://" in target:
+        return
+    host, sep, port = target.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"--address {address!r} is not a Ray cluster address: expected auto, "
+                          "HOST:PORT (the head node's GCS port, 6379 by default) or "
+                          "ray://HOST:PORT")
+    where = f"--address {address}: no Ray cluster answers there"
+    hint = ("; start one with `ray start --head` on that machine, or check the host and port "
+            "given to --address")
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT)
+    except socket.gaierror:
+        raise ClusterUnavailable(f"--address {address}: unknown host {host!r}") from None
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise ClusterUnavailable(f"{where} ({reason}){hint}") from None
+    if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+        sock.close()
+        return
+    with sock:
+        try:
+            sock.sendall(_H2_PREFACE)
+            head = b""
+            while len(head) < 9:
+                got = sock.recv(9 - len(head))
+                if not got:
+                    break
+                head += got
+        except OSError:
+            head = b""
+    if len(head) < 9 or head[3] != 4:
+        raise ClusterUnavailable(f"{where} (a server accepts connections at that port but it "
+                                 f"is not a Ray cluster: it does not speak gRPC){hint}")
+
+
 def connect(address: str | None, actors: int) -> tuple[Any, int]:
-    """``ray``, initialised (joins ``address`` or starts a local instance), and the number of
-    actors to use: ``actors``, or with ``0`` one per CPU of the cluster."""
+    """``ray``, initialised (joins ``address`` or starts a local instance with one CPU per
+    core this process may use), and the number of actors to use: ``actors`` (``0``: one per
+    CPU of the cluster) but never more than the cluster's CPUs (with a warning, as for
+    processes: :func:`gecscope._pool.capped_jobs`). Ray's SIGTERM handler (which would end
+    the process without the callers' clean-up) is replaced again by the one set before."""
+    import signal
+    import threading
+
+    from gecscope._pool import capped_jobs, default_jobs
+
     ray = require("ray", "ray", "the Ray backend")
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "configure_logging": False}
         if address is None:
-            from gecscope._pool import default_jobs
-
-            kwargs["num_cpus"] = actors or default_jobs()
+            kwargs["num_cpus"] = default_jobs()
         else:
+            check_address(address)
             kwargs["address"] = address
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.getsignal(signal.SIGTERM) if main else None
         try:
             ray.init(**kwargs)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ConfigError(f"cannot connect to the Ray cluster at {address or 'local'}: "
+        except ValueError as exc:
+            raise ConfigError(f"cannot use the Ray cluster at {address or 'local'}: "
                               f"{exc}") from None
-    if not actors:
-        actors = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return ray, actors
+        except (ConnectionError, RuntimeError) as exc:
+            raise ClusterUnavailable(f"cannot connect to the Ray cluster at "
+                                     f"{address or 'local'}: {exc}") from None
+        finally:
+            if callable(previous):  # a handler of ours (the CLI's, atomic_write's)
+                signal.signal(signal.SIGTERM, previous)
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return ray, capped_jobs(actors, cpus, "actors", "CPUs of the Ray cluster")
 
 
 class _Annotator:
@@ -78,10 +169,12 @@ class _Scorer:
         return score_task(self.data, self.metrics, self.hyps, task, self.parts)
 
 
-def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
+def _ordered(ray: Any, make: Callable[[], Any], limit: int, method: str, items: Iterable[Any],
              in_flight: int) -> Iterator[Any]:
     """Results of ``actor.method(item)`` in input order, with at most ``in_flight`` items
-    sent but not yet yielded (a streaming input keeps the driver's memory bounded).
+    sent but not yet yielded (a streaming input keeps the driver's memory bounded), on at
+    most ``limit`` actors made by ``make`` when an item finds none idle (so never more actors,
+    each with its models, than there are items to give them).
 
     An actor takes the next item as soon as it has finished its last one, whatever the order
     results are yielded in (:class:`ray.util.ActorPool` frees an actor only when its result
@@ -89,7 +182,8 @@ def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
     reading the input fails, the results of the items already sent are still delivered
     before the error (so a resumable run keeps their shards); the actors are released in
     every case."""
-    idle = list(actors)
+    actors: list[Any] = []
+    idle: list[Any] = []
     running: dict[Any, tuple[int, Any]] = {}  # future -> (item index, actor)
     ready: dict[int, Any] = {}
     sent = yielded = 0
@@ -99,7 +193,7 @@ def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
 
     def dispatch() -> None:
         nonlocal sent, failure, ended
-        while not ended and idle and sent - yielded < in_flight:
+        while not ended and (idle or len(actors) < limit) and sent - yielded < in_flight:
             try:
                 item = next(it)
             except StopIteration:
@@ -108,6 +202,9 @@ def _ordered(ray: Any, actors: list[Any], method: str, items: Iterable[Any],
             except BaseException as exc:  # noqa: BLE001 - raised after the sent are delivered
                 failure, ended = exc, True
                 return
+            if not idle:  # a new actor, only now that it has an item to work on
+                actors.append(make())
+                idle.append(actors[-1])
             actor = idle.pop()
             running[getattr(actor, method).remote(item)] = (sent, actor)
             sent += 1
@@ -145,8 +242,8 @@ def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str 
 
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Annotator)
-    pool = [cls.remote(lev, merge) for _ in range(actors)]
-    yield from _ordered(ray, pool, "annotate", jobs, IN_FLIGHT * actors)
+    yield from _ordered(ray, lambda: cls.remote(lev, merge), actors, "annotate", jobs,
+                        IN_FLIGHT * actors)
 
 
 def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
@@ -157,9 +254,9 @@ def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Scorer)
     ref = ray.put(data)
-    pool = [cls.remote(ref, list(metrics), list(hyps)) for _ in range(min(actors, len(tasks)))]
     # every task may be sent at once: the driver keeps every result anyway (to aggregate)
-    yield from _ordered(ray, pool, "score", tasks, len(tasks))
+    yield from _ordered(ray, lambda: cls.remote(ref, list(metrics), list(hyps)), actors,
+                        "score", tasks, len(tasks))
 
 
 # --------------------------------------------------------------------------- sharded corpora

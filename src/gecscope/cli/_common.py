@@ -77,13 +77,21 @@ class _NotAnOutputFlag(argparse.Action):
 
 
 def _jobs(text: str) -> int:
-    """``--jobs N``: a whole number >= 0 (0 = every core)."""
+    """``--jobs N``: a whole number from 0 (every core) to :data:`gecscope._pool.MAX_JOBS`
+    (above it, a typo rather than a machine); values above the cores are capped, with a
+    warning, where the workers start."""
+    from gecscope._pool import MAX_JOBS
+
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0 (0 = every core), got {n}")
+    if n > MAX_JOBS:
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_JOBS} (0 = every core; more "
+                                         f"than the cores is capped at them), got {shown}")
     return n
 
 
@@ -93,7 +101,8 @@ def add_jobs_argument(p: argparse.ArgumentParser, what: str) -> None:
     g = p.add_argument_group("parallelism")
     g.add_argument("--jobs", "-j", type=_jobs, default=0, metavar="N",
                    help=f"worker processes for {what} (default 0: every core this process may "
-                        "use; small inputs run in one process); results are the same for any N")
+                        "use, and never more, with a warning; small inputs run in one "
+                        "process); results are the same for any N")
 
 
 def add_backend_arguments(p: argparse.ArgumentParser) -> None:
@@ -102,10 +111,11 @@ def add_backend_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="where the work runs: local processes (default) or a Ray cluster "
                         "(pip install 'gecscope[ray]'); --jobs is then the number of actors "
-                        "(0 = one per CPU of the cluster)")
+                        "(0 = one per CPU of the cluster, and never more)")
     g.add_argument("--address", metavar="auto|HOST:PORT",
                    help="Ray cluster to join (default: start a local Ray instance; auto: the "
-                        "cluster this machine belongs to)")
+                        "cluster this machine belongs to); checked first, so an address "
+                        "where no cluster answers fails in seconds (exit 69)")
 
 
 def add_language_arguments(p: argparse.ArgumentParser) -> None:

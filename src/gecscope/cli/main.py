@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 from gecscope import __version__
 from gecscope.errors import GecscopeError
@@ -50,6 +53,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread (like KeyboardInterrupt for SIGINT) so that the
+    command's clean-up runs: temporary files removed, worker processes ended."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _signals() -> Iterator[None]:
+    """SIGTERM as :class:`Terminated` while a command runs (in the main thread only, where
+    handlers can be set); the previous handler afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(command: str, what: str, code: int) -> int:
+    """One line for an interrupted or terminated run (its clean-up done, its workers ended),
+    and the shell's exit code for the signal (128 + its number)."""
+    print(f"gecscope {command}: {what}", file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -57,13 +90,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with _signals():
+            return int(args.func(args) or 0)
     except GecscopeError as exc:
         print(f"gecscope {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args.command, "interrupted", 130)
+    except Terminated:
+        return _stopped(args.command, "terminated", 143)
+    except SystemExit as exc:  # SIGTERM while atomic_write's own handler was set
+        if exc.code == 128 + signal.SIGTERM:
+            return _stopped(args.command, "terminated", exc.code)
+        raise
     except BrokenPipeError:
         return 0
 

@@ -147,7 +147,9 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
     sockets are written in place: renaming over them would replace the device or pipe with a
     regular file. ``chunks`` may be a generator that raises; the target is then left untouched
     (special files excepted: what was sent is sent). SIGTERM during the write removes the
-    temporary file. Every failure is an :class:`~gecscope.errors.OutputError` naming the path.
+    temporary file; on Linux it has no name until it is complete (``O_TMPFILE``), so even a
+    SIGKILLed process leaves none behind. Every failure is an
+    :class:`~gecscope.errors.OutputError` naming the path.
     """
     key = os.fspath(path)
     if key in _STDOUT_NAMES:  # "-" as an output, or stdout by name: the stream itself
@@ -171,8 +173,11 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
         raise OutputError(f"cannot write here: directory {str(directory)!r} does not exist", p)
     if p.is_dir():
         raise OutputError("is a directory, expected a file name to write", p)
+    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
+        fd = _unnamed_file(directory)
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise OutputError(f"cannot write in {str(directory)!r}: {exc.strerror or exc}", p) from None
     try:
@@ -183,10 +188,13 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
         mode = 0o666 & ~umask
     previous = _terminate_as_exit()
     try:
-        os.chmod(tmp, mode)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             for chunk in chunks:
                 fh.write(chunk)
+            if tmp is None:  # complete: now it gets a name, then the target's
+                fh.flush()
+                tmp = _name_unnamed(fh.fileno(), directory, p.name)
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
@@ -207,11 +215,44 @@ def _write_stream(fh: Any, chunks: Iterable[str], name: str) -> None:
         raise OutputError(f"cannot write: {getattr(exc, 'strerror', None) or exc}", name) from None
 
 
-def _unlink(path: str) -> None:
+def _unlink(path: str | None) -> None:
+    if path is None:
+        return
     try:
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def _unnamed_file(directory: Path) -> int | None:
+    """A file without a name in ``directory`` (Linux ``O_TMPFILE``: the kernel frees it if
+    the process dies, however), or None where that is unavailable (other systems, file
+    systems without it, no ``/proc`` to name it by later)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(directory, flag | os.O_WRONLY, 0o600)
+    except OSError:  # EOPNOTSUPP, EISDIR (old kernel), EINVAL...: a named temporary file
+        return None
+
+
+def _name_unnamed(fd: int, directory: Path, name: str) -> str:
+    """Give the unnamed file ``fd`` a temporary name in ``directory`` (to be renamed over
+    the target at once: ``link`` cannot replace a file)."""
+    import secrets
+
+    proc = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        while True:
+            tmp = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+            try:  # linkat(.., AT_SYMLINK_FOLLOW): the file the descriptor's link points to
+                os.link(str(fd), tmp, src_dir_fd=proc, follow_symlinks=True)
+                return tmp
+            except FileExistsError:
+                continue
+    finally:
+        os.close(proc)
 
 
 def _terminate_as_exit() -> Any:

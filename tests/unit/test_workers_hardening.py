@@ -1,0 +1,381 @@
+"""Workers and signals on real processes (issue #31 items 7, 8, 9): ``python -m gecscope``
+run as a child, signalled as a terminal or a supervisor would, its workers found in ``/proc``.
+
+- worker processes die with their driver, even a SIGKILLed one, and leave no temporary file;
+- Ctrl-C (SIGINT to the whole process group) gives one line and exit 130, no traceback from
+  any worker; SIGTERM ends the run at once with exit 143, its temporary file removed;
+- ``--jobs`` above the cores starts no more workers than cores (with a warning), absurd values
+  are refused with exit 64;
+- ``--backend ray --address`` where no Ray cluster answers fails within seconds (69), a
+  malformed address at once (64), and SIGTERM ends it meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gecscope._pool import default_jobs
+
+DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+ROOT = Path(__file__).resolve().parents[2]
+
+linux_only = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
+                                reason="finds worker processes in /proc (Linux)")
+
+
+def _gecscope(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    """``python -m gecscope ARGS`` in its own session (so a signal to its group reaches its
+    workers too, as Ctrl-C in a terminal does)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.Popen([sys.executable, "-m", "gecscope", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _workers(pid: int) -> list[int]:
+    """The driver's worker processes (its children running multiprocessing's spawn entry,
+    the resource tracker excepted)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    out = []
+    for child in map(int, children):
+        try:
+            cmd = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"spawn_main" in cmd and b"resource_tracker" not in cmd:
+            out.append(child)
+    return out
+
+
+def _wait_workers(proc: subprocess.Popen[str], n: int, settle: float = 1.5) -> list[int]:
+    """The pids of ``proc``'s workers once ``n`` are running, after ``settle`` more seconds
+    (the most seen; a driver that spawns lazily may start more meanwhile)."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and len(seen) < n:
+        seen.update(_workers(proc.pid))
+        time.sleep(0.02)
+    assert len(seen) >= n, f"the driver did not start {n} workers: {proc.communicate()}"
+    end = time.monotonic() + settle
+    while time.monotonic() < end and proc.poll() is None:
+        seen.update(_workers(proc.pid))
+        time.sleep(0.05)
+    return sorted(seen)
+
+
+def _gone(pids: list[int], within: float) -> list[int]:
+    """The processes of ``pids`` still alive after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.fixture
+def big(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """The demo 250 times (3,000 sentence pairs: above the 2,000 that start workers)."""
+    src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
+    src.write_bytes((DEMO / "source.txt").read_bytes() * 250)
+    cor.write_bytes((DEMO / "careful.txt").read_bytes() * 250)
+    yield src, cor
+
+
+@pytest.fixture
+def reaper() -> Iterator[list[int]]:
+    """Pids to SIGKILL after the test if still alive (workers the old code left behind)."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if _alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _annotate(src: Path, cor: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
+    return _gecscope("annotate", "-s", str(src), "-c", str(cor), "--output", str(out), *extra,
+                     cwd=out.parent)
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@linux_only
+@pytest.mark.requires_spacy
+def test_workers_die_with_a_killed_driver_and_no_temp_file(big, tmp_path: Path,
+                                                            reaper: list[int]) -> None:
+    out = tmp_path / "out.m2"
+    proc = _annotate(*big, out, "-j", "2")
+    workers = _wait_workers(proc, 2)
+    reaper.extend(workers)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    assert _gone(workers, 5) == []
+    assert not out.exists()
+    assert _leftovers(tmp_path) == []  # the temporary M2 had no name yet
+
+
+@linux_only
+@pytest.mark.requires_spacy
+def test_ctrl_c_gives_one_line_and_exit_130(big, tmp_path: Path, reaper: list[int]) -> None:
+    out = tmp_path / "out.m2"
+    proc = _annotate(*big, out, "-j", "2")
+    workers = _wait_workers(proc, 2, settle=0.3)  # workers still starting: spaCy loading
+    reaper.extend(workers)
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the driver and its workers
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert err == "gecscope annotate: interrupted\n"
+    assert _gone(workers, 5) == []
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+@linux_only
+@pytest.mark.requires_spacy
+def test_sigterm_ends_a_parallel_run_at_once(big, tmp_path: Path, reaper: list[int]) -> None:
+    out = tmp_path / "out.m2"
+    proc = _annotate(*big, out, "-j", "2")
+    workers = _wait_workers(proc, 2)
+    reaper.extend(workers)
+    start = time.monotonic()
+    proc.terminate()
+    _, err = proc.communicate(timeout=20)
+    assert time.monotonic() - start < 3, "the driver waited for its workers' tasks"
+    assert proc.returncode == 143
+    assert err == "gecscope annotate: terminated\n"
+    assert _gone(workers, 5) == []
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+@linux_only
+@pytest.mark.requires_spacy
+def test_jobs_above_the_cores_start_no_more_workers(big, tmp_path: Path,
+                                                    reaper: list[int]) -> None:
+    cores = default_jobs()  # the child inherits this process's CPU affinity
+    asked = cores + 2
+    proc = _annotate(*big, tmp_path / "out.m2", "-j", str(asked))
+    workers = _wait_workers(proc, min(2, cores), settle=2.0)
+    reaper.extend(workers)
+    proc.terminate()
+    _, err = proc.communicate(timeout=20)
+    assert len(workers) == cores, workers
+    assert (f"gecscope: warning: --jobs {asked} is more than the {cores} cores this process "
+            f"may use; using {cores} worker processes") in err
+
+
+@pytest.mark.parametrize("jobs", ["99999999999999999999", "10001"])
+def test_absurd_jobs_are_refused(jobs: str, tmp_path: Path) -> None:
+    proc = _gecscope("annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
+                     "--output", str(tmp_path / "out.m2"), f"--jobs={jobs}", cwd=tmp_path)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 64
+    assert f"argument --jobs/-j: must be at most 10000 (0 = every core; more than the cores is " \
+           f"capped at them), got {jobs[:27]}" in err
+    assert "Traceback" not in err and not (tmp_path / "out.m2").exists()
+
+
+def test_absurd_jobs_are_refused_by_the_api() -> None:
+    from gecscope import EvalData, Hypothesis, evaluate
+    from gecscope.errors import ConfigError
+
+    data = EvalData.from_m2(DEMO / "references.m2")
+    hyp = Hypothesis.from_file(DEMO / "careful.txt")
+    with pytest.raises(ConfigError, match="from 0 .* to 10000"):
+        evaluate("gleu", data, hyp, jobs=10**20)
+
+
+# ------------------------------------------------------------------------- Ray --address
+
+
+@pytest.fixture
+def silent_server() -> Iterator[tuple[int, threading.Event]]:
+    """A TCP port that accepts connections and never answers (a firewall's tarpit, a wrong
+    service); the event is set once something connected. On every interface: Ray itself
+    replaces 127.0.0.1 by this machine's address."""
+    server = socket.create_server(("", 0))
+    connected = threading.Event()
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            held.append(conn)
+            connected.set()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], connected
+    finally:
+        stop.set()
+        thread.join(2)
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return int(s.getsockname()[1])
+
+
+def _ray_annotate(address: str, out: Path) -> subprocess.Popen[str]:
+    pytest.importorskip("ray", reason="the Ray backend needs the ray extra")
+    return _annotate(DEMO / "source.txt", DEMO / "careful.txt", out, "--backend", "ray",
+                     "--address", address)
+
+
+def test_ray_address_where_nothing_listens_fails_within_seconds(tmp_path: Path) -> None:
+    address = f"127.0.0.1:{_free_port()}"
+    out = tmp_path / "out.m2"
+    start = time.monotonic()
+    proc = _ray_annotate(address, out)
+    try:
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 69
+    assert f"--address {address}: no Ray cluster answers there (Connection refused)" in err
+    assert "Traceback" not in err
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+def test_ray_address_of_another_service_fails_within_seconds(silent_server, tmp_path: Path
+                                                             ) -> None:
+    port, _ = silent_server
+    out = tmp_path / "out.m2"
+    start = time.monotonic()
+    proc = _ray_annotate(f"127.0.0.1:{port}", out)
+    try:
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 69
+    assert "is not a Ray cluster" in err and "Traceback" not in err
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+def test_sigterm_while_joining_a_ray_cluster(silent_server, tmp_path: Path) -> None:
+    port, connected = silent_server
+    out = tmp_path / "out.m2"
+    proc = _ray_annotate(f"127.0.0.1:{port}", out)
+    try:
+        assert connected.wait(15), "gecscope never tried the address"
+        start = time.monotonic()
+        proc.terminate()
+        _, err = proc.communicate(timeout=5)
+        assert time.monotonic() - start < 3
+    finally:
+        proc.kill()
+    assert proc.returncode == 143
+    assert err == "gecscope annotate: terminated\n"
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+def test_malformed_ray_address_is_a_usage_error(tmp_path: Path) -> None:
+    out = tmp_path / "out.m2"
+    proc = _ray_annotate("127.0.0.1:99999", out)
+    try:
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 64
+    assert err == ("gecscope annotate: error: --address '127.0.0.1:99999' is not a Ray cluster "
+                   "address: expected auto, HOST:PORT (the head node's GCS port, 6379 by "
+                   "default) or ray://HOST:PORT\n")
+    assert not out.exists() and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", ":6379", "host:port", "ray://host"])
+def test_malformed_ray_addresses(address: str) -> None:
+    pytest.importorskip("ray", reason="the Ray backend needs the ray extra")
+    from gecscope.errors import ConfigError
+    from gecscope.ray_backend import check_address
+
+    with pytest.raises(ConfigError, match=f"--address '{address}' is not a Ray cluster address"):
+        check_address(address)
+
+
+# ------------------------------------------------------------------- Ray actors (a real cluster)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A local Ray instance of two CPUs, as tests/unit/test_ray_backend.py starts."""
+    ray = pytest.importorskip("ray", reason="the Ray backend needs the ray extra")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.slow
+def test_the_address_check_accepts_a_real_ray_cluster(cluster) -> None:
+    from gecscope.ray_backend import check_address
+
+    check_address(cluster.get_runtime_context().gcs_address)
+
+
+@pytest.mark.slow
+@pytest.mark.requires_spacy
+def test_ray_actors_no_more_than_the_cluster_cpus(cluster, capsys) -> None:
+    from gecscope import ray_backend
+
+    _, actors = ray_backend.connect(None, 12)
+    assert actors == 2
+    assert ("gecscope: warning: --jobs 12 is more than the 2 CPUs of the Ray cluster; using 2 "
+            "actors") in capsys.readouterr().err
+    assert ray_backend.connect(None, 0)[1] == 2  # 0: one per CPU
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+@pytest.mark.requires_spacy
+def test_ray_actors_no_more_than_the_tasks(cluster) -> None:
+    from gecscope import ray_backend
+
+    # one job for up to two actors: one actor, holding one of the two CPUs
+    results = ray_backend.annotate_jobs(iter([("echo", "one job")]), actors=2)
+    assert next(results) == "one job"
+    free = []
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:  # Ray's view of the resources lags a little
+        free.append(cluster.available_resources().get("CPU", 0.0))
+        time.sleep(0.1)
+    assert min(free) == 1.0, free
+    assert list(results) == []
