@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gecscope.cli._inputs import (
     EVAL_USAGE,
@@ -17,6 +17,10 @@ from gecscope.cli._inputs import (
     write_reports,
 )
 from gecscope.errors import ConfigError
+from gecscope.metrics.base import EvalData, Hypothesis
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.reports.model import Report
 
 
 def add_parser(sub: Any) -> None:
@@ -64,17 +68,29 @@ def run(args: argparse.Namespace) -> int:
     if len(set(names)) != len(names):
         raise ConfigError(f"two systems have the same name ({', '.join(names)}); give "
                           "distinct names with --name")
-    results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
+    force = getattr(args, "progress", False)
+    if args.html:  # the report shows every system's edits: extracted once, scoring uses them
+        hyps = _with_edits(data, hyps, args, force)
+    results = evaluate_all(metrics, data, hyps, args.quiet, force,
                            getattr(args, "jobs", 1), getattr(args, "backend", "local"),
                            getattr(args, "address", None))
 
     def progress(msg: str) -> None:
-        if not args.quiet and sys.stderr.isatty():
+        if not args.quiet and (force or sys.stderr.isatty()):
             sys.stderr.write(msg + "\n")
 
-    report = write_reports(args, data, hyps, results, metrics, sentences=bool(args.html),
-                           title="gecscope comparison", progress=progress)
+    if args.html or args.json_out or args.format == "json":
+        report = write_reports(args, data, hyps, results, metrics, sentences=bool(args.html),
+                               title="gecscope comparison", progress=progress)
+    else:  # nothing shown has per-type tables: leave them (and any re-typing) out
+        from gecscope.reports.model import build_report
+
+        report = build_report(data, hyps, results, metrics, n_samples=args.bootstrap,
+                              seed=args.seed, test=args.test, confidence=args.confidence,
+                              alpha=args.alpha, sentences=False, types=False,
+                              progress=progress)
     assert report is not None  # --bootstrap >= 1 always asks for it
+    _say_written(args, report)
     out = sys.stdout
     if args.format == "json":
         from gecscope.reports.json import dumps_report
@@ -92,3 +108,40 @@ def run(args: argparse.Namespace) -> int:
         out.write(format_ranking(report, colour=colour, quiet=args.format == "lines",
                                  style=style))
     return 0
+
+
+def _with_edits(data: EvalData, hyps: list[Hypothesis], args: argparse.Namespace,
+                force: bool) -> list[Hypothesis]:
+    """The systems with their edits attached, for the HTML report's edit outcomes and for
+    every metric that reads edits: extracted here once, all systems together on ``--jobs``
+    processes with a progress display, so neither the scoring nor the report extracts any
+    (the scores are those of the systems without them: the same edits)."""
+    from gecscope.cli._common import Progress
+    from gecscope.data import DERIVED_CACHE_SIZE
+    from gecscope.progress import reporting
+    from gecscope.reports.model import with_edits
+
+    todo = len({h.key for h in hyps if data.known_hypothesis_m2(h) is None})
+    batches = -(-todo // DERIVED_CACHE_SIZE)  # with_edits extracts at most that many at once
+    bar = Progress(len(data) * batches, "extracting edits", args.quiet, unit="sentences",
+                   force=force)
+    try:
+        with reporting(bar if todo else None):
+            return with_edits(data, hyps, jobs=getattr(args, "jobs", 1))
+    finally:
+        if bar.done:
+            bar.close()
+
+
+def _say_written(args: argparse.Namespace, report: Report) -> None:
+    """What was written, on stderr (unless ``-q``): the report's notes (e.g. the error-type
+    scheme of its per-type tables when it is not the inputs' own) and the report files."""
+    if args.quiet:
+        return
+    if args.html or args.json_out or args.format == "json":
+        for note in report.inputs.get("warnings", []):
+            print(f"gecscope: note: {note}", file=sys.stderr)
+    what = f"{len(report.systems)} systems, {report.inputs.get('n_sentences', 0)} sentences"
+    for path, kind in ((args.json_out, "JSON report"), (args.html, "HTML report")):
+        if path:
+            print(f"gecscope: wrote {kind} {path} ({what})", file=sys.stderr)

@@ -262,9 +262,13 @@ def _type_tables(report: Report) -> str:
             f'<h3>{_e(title)}</h3></summary>'
             f'<table class="sortable typetable"><thead><tr><th data-sort="text">type</th>{head}'
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table></details></section>")
+    scheme = report.inputs.get("type_scheme")
     if not blocks:
+        if scheme:  # the tables were refused: why
+            return f'<p class="types-note">{_e(scheme[:1].upper() + scheme[1:])}.</p>'
         return "<p>No per-type counts: no metric gave them and the references are not M2.</p>"
-    switch = ('<p>Show: <select id="type-cell"><option value="f">F0.5</option>'
+    note = f'<p class="meta types-note">Note: {_e(scheme)}.</p>' if scheme else ""
+    switch = note + ('<p>Show: <select id="type-cell"><option value="f">F0.5</option>'
               '<option value="tp">TP</option><option value="fp">FP</option>'
               '<option value="fn">FN</option></select> (hover a cell for all counts)</p>')
     return switch + "".join(blocks)

@@ -19,12 +19,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from gecscope import __version__
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, GecscopeError
 from gecscope.metrics.counts import prf
 from gecscope.reports.outcomes import OUTCOMES, EditOutcome, best_reference, count
+from gecscope.reports.schemes import TypeView, type_view
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
+    from gecscope.metrics.base import Metric, SystemResult
+    from gecscope.types import Corpus
 
 SCHEMA_VERSION = "1.0"
 SCHEMA_ID = "https://gecscope.invalid/schema/report-v1.json"
@@ -165,21 +168,77 @@ def _outcome_rows(per_type: Mapping[str, list[int]]) -> list[TypeRow]:
     return rows
 
 
+def report_edits(data: EvalData, hyps: Sequence[Hypothesis], warnings: list[str], *,
+                 extract: bool = True) -> dict[str, Corpus]:
+    """Each system's edits for the report: its M2's, or those extracted for scoring (cached in
+    ``data``; with ``extract=False`` only those), else extracted now (a warning when that is
+    impossible, e.g. without spaCy). :func:`with_edits` extracts them beforehand on several
+    processes."""
+    out: dict[str, Corpus] = {}
+    for h in hyps:
+        if not extract:
+            known = data.known_hypothesis_m2(h)
+            if known is not None:
+                out[h.name] = known
+            continue
+        try:
+            out[h.name] = data.hypothesis_m2(h)
+        except (GecscopeError, ImportError) as exc:  # e.g. no spaCy for text hypotheses
+            warnings.append(f"no edits for {h.name}: {exc}")
+    return out
+
+
+def with_edits(data: EvalData, hyps: Sequence[Hypothesis], *, jobs: int = 1) -> list[Hypothesis]:
+    """The systems with their edits attached (:attr:`Hypothesis.m2`), for a report that shows
+    edit outcomes: the edits extracted before (cached in ``data``) where there are some, the
+    others extracted now, every system at once on ``jobs`` processes, ticking
+    :mod:`gecscope.progress` (one tick per sentence). Scoring these (edit-based metrics read
+    the attached edits, the scores are unchanged) and building the report from them extracts
+    nothing more, however many systems ``data``'s bounded cache would have to hold. A system
+    whose edits cannot be extracted (no spaCy) is returned as it is (the report says why)."""
+    from gecscope.data import DERIVED_CACHE_SIZE
+    from gecscope.parallel import extract_edits, resolve_jobs
+
+    jobs = resolve_jobs(jobs)
+    if data.m2 is None:  # plain-text references: no edit outcomes to show
+        return list(hyps)
+    known: dict[str, Corpus] = {}
+    todo: list[Hypothesis] = []
+    for h in hyps:
+        corpus = data.known_hypothesis_m2(h)
+        if corpus is not None:
+            known[h.key] = corpus
+        elif all(h.key != t.key for t in todo):
+            todo.append(h)
+    # in batches the data's cache holds whole (it keeps a bounded number of systems)
+    size = max(1, DERIVED_CACHE_SIZE)
+    for k in range(0, len(todo), size):
+        batch = todo[k:k + size]
+        try:
+            extract_edits(data, batch, jobs, progress=_tick)
+        except (GecscopeError, ImportError):
+            continue  # the report names the systems without edits and why
+        for h in batch:
+            corpus = data.known_hypothesis_m2(h)
+            if corpus is not None:
+                known[h.key] = corpus
+    return [h if h.m2 is not None or h.key not in known else
+            Hypothesis(h.name, h.tokens, known[h.key], h.path) for h in hyps]
+
+
+def _tick(n: int) -> None:
+    from gecscope.progress import tick
+
+    tick(n)
+
+
 def _sentences(data: EvalData, hyps: Sequence[Hypothesis],
                results: Sequence[SystemResult], per_type: dict[str, dict[str, list[TypeRow]]],
-               warnings: list[str]) -> list[SentenceEntry]:
-    ref_m2 = data.m2
+               view: TypeView) -> list[SentenceEntry]:
+    ref_m2 = view.reference
     sources = data.sources
     refs = data.references
-    hyp_m2: dict[str, Any] = {}
-    if ref_m2 is not None:
-        for h in hyps:
-            try:
-                hyp_m2[h.name] = data.hypothesis_m2(h)
-            except (GecscopeError, ImportError) as exc:  # e.g. no spaCy for text hypotheses
-                warnings.append(f"no edits for {h.name}: {exc}")
-    else:
-        warnings.append("references are plain text: edit outcomes need the references as M2")
+    hyp_m2 = view.hypotheses
     sent_scores: dict[tuple[str, str], list[float] | None] = {
         (r.system, r.metric): r.sentence_scores for r in results}
     metric_names = list(dict.fromkeys(r.metric for r in results))
@@ -214,23 +273,103 @@ def _sentences(data: EvalData, hyps: Sequence[Hypothesis],
                     scores[m] = clean(float(ss[i]))
             systems[h.name] = SystemSentence(" ".join(h.tokens[i]), ref_id, edits, scores)
         out.append(SentenceEntry(i, " ".join(src), references, systems))
-    if hyp_m2:
-        per_type[OUTCOME_TABLE] = {name: _outcome_rows(tc) for name, tc in type_counts.items()
-                                   if name in hyp_m2}
+    if hyp_m2 and ref_m2 is not None and view.refused is None:
+        per_type[OUTCOME_TABLE] = {name: _outcome_rows(tc) for name, tc in type_counts.items()}
     return out
+
+
+@dataclass
+class TypeCounts:
+    """Per-type counts of every metric that gives them, in one error-type scheme.
+
+    ``categories``: metric -> system -> ``{type: [TP, FP, FN]}``; ``view``: the edits (and
+    their scheme) behind them and behind the edit outcomes (:mod:`gecscope.reports.schemes`).
+    """
+
+    categories: dict[str, dict[str, Mapping[str, Sequence[Any]]]]
+    view: TypeView
+
+
+def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[SystemResult],
+                metrics: Sequence[Metric], *, sentences: bool = False,
+                progress: Callable[[str], None] | None = None,
+                warnings: list[str] | None = None) -> TypeCounts:
+    """The per-type counts every rendering shows (text, JSON, HTML), never mixing schemes.
+
+    When the references and a system are typed in different schemes, the sides not in
+    ERRANT's are re-typed with ERRANT, spans kept (:func:`~gecscope.reports.schemes.type_view`),
+    and each metric's per-type counts are recounted on the re-typed edits: the metric is run
+    again on them and its counts kept only when every field equals the scoring's (re-typing
+    changes no span or correction, so a metric whose matching ignores types, ERRANT's ``cs``
+    mode, gives the same; one that compares types, ``cse``, gets no per-type table, with
+    the reason in ``warnings``). ``sentences``: the edit outcomes will be shown too, so
+    every system's edits are needed (extracted if the scoring did not); otherwise only the
+    edits at hand are looked at."""
+    notes = warnings if warnings is not None else []
+    metric_objs = {m.name: m for m in metrics}
+    by_metric: dict[str, list[SystemResult]] = {}
+    for r in results:
+        if _categories(r.score.categories) is not None:
+            by_metric.setdefault(r.metric, []).append(r)
+    reference = data.m2
+    if not by_metric and not (sentences and reference is not None):
+        return TypeCounts({}, TypeView(reference, {}))
+    edits = report_edits(data, hyps, notes, extract=sentences and reference is not None)
+    view = type_view(reference, edits, errant=data.lang.extractor == "errant",
+                     progress=progress)
+    if view.refused:
+        notes.append(view.refused)
+        return TypeCounts({}, view)
+    if view.note:
+        notes.append(view.note)
+    categories: dict[str, dict[str, Mapping[str, Sequence[Any]]]] = {}
+    typed_data: EvalData | None = None
+    by_name = {h.name: h for h in hyps}
+    for name, rs in by_metric.items():
+        tables: dict[str, Mapping[str, Sequence[Any]]] = {}
+        for r in rs:
+            cats = _categories(r.score.categories)
+            assert cats is not None
+            if view.changed:
+                h = by_name.get(r.system)
+                if h is None or r.system not in view.hypotheses:
+                    notes.append(f"no {name} per-type table for {r.system}: its edits are not "
+                                 "at hand to re-type")
+                    continue
+                if typed_data is None:
+                    assert view.reference is not None
+                    typed_data = EvalData.from_m2(view.reference, lang=data.lang)
+                    typed_data.cycle_references = data.cycle_references
+                typed = Hypothesis(h.name, h.tokens, view.hypotheses[r.system], h.path)
+                again = metric_objs[name].evaluate(typed_data, typed).score
+                if again.fields != r.score.fields:
+                    notes.append(f"no {name} per-type tables: its scores depend on the error "
+                                 "types (re-typed, they change), so its counts cannot be "
+                                 "shown by ERRANT type; re-annotate the references with "
+                                 "ERRANT (gecscope annotate --retype) and score against those")
+                    tables = {}
+                    break
+                cats = _categories(again.categories)
+                if cats is None:
+                    continue
+            tables[r.system] = cats
+        if tables:
+            categories[name] = tables
+    return TypeCounts(categories, view)
 
 
 def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[SystemResult],
                  metrics: Sequence[Metric], *, n_samples: int = 0, seed: int | None = 12345,
                  test: str = "bootstrap", confidence: float = 0.95, alpha: float = 0.05,
-                 sentences: bool = True,
+                 sentences: bool = True, types: bool = True,
                  progress: Callable[[str], None] | None = None) -> Report:
     """Assemble a :class:`Report` from evaluation results.
 
     ``n_samples > 0`` adds bootstrap intervals for every score and field (from per-sentence
     statistics, shared resamples across systems) and a ranking with significance clusters per
     metric (``test`` = ``bootstrap`` or ``ar``). ``sentences=False`` leaves out the
-    per-sentence section (smaller JSON).
+    per-sentence section (smaller JSON); ``types=False`` the per-metric per-type tables (and
+    the re-typing they may need, see :func:`type_counts`) when no rendering shows them.
     """
     by_metric: dict[str, list[SystemResult]] = {}
     for r in results:
@@ -286,20 +425,24 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                 _clean_dict(iv[0].as_dict()) if iv else None,
                 {k: _clean_dict(v.as_dict()) for k, v in iv[1].items()} if iv else {},
                 rank, cluster))
-    per_type: dict[str, dict[str, list[TypeRow]]] = {}
-    for name, rs in by_metric.items():
-        beta = float(getattr(metric_objs[name].config, "beta", 0.5) or 0.5)
-        tables = {r.system: _type_rows(c, beta) for r in rs
-                  if (c := _categories(r.score.categories)) is not None}
-        if tables:
-            per_type[name] = tables
     warnings: list[str] = []
-    sents = _sentences(data, hyps, results, per_type, warnings) if sentences else []
+    counts = type_counts(data, hyps, results if types else [], metrics, sentences=sentences,
+                         progress=progress, warnings=warnings)
+    per_type: dict[str, dict[str, list[TypeRow]]] = {}
+    for name, tables in counts.categories.items():
+        beta = float(getattr(metric_objs[name].config, "beta", 0.5) or 0.5)
+        per_type[name] = {system: _type_rows(c, beta) for system, c in tables.items()}
+    if sentences and data.m2 is None:
+        warnings.append("references are plain text: edit outcomes need the references as M2")
+    sents = _sentences(data, hyps, results, per_type, counts.view) if sentences else []
     resampling = ({"n_samples": n_samples, "seed": seed, "test": test,
                    "confidence": confidence, "alpha": alpha} if n_samples else None)
-    inputs = {"references": list(data.reference_paths), "source": data.source_path,
-              "hypotheses": {h.name: h.path for h in hyps}, "n_sentences": len(data),
-              "warnings": warnings}
+    inputs: dict[str, Any] = {"references": list(data.reference_paths),
+                              "source": data.source_path,
+                              "hypotheses": {h.name: h.path for h in hyps},
+                              "n_sentences": len(data), "warnings": warnings}
+    if counts.view.note or counts.view.refused:
+        inputs["type_scheme"] = counts.view.note or counts.view.refused
     return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
                   pairwise=pairwise)
 
