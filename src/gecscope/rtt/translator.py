@@ -494,7 +494,8 @@ class RoundTripCache:
     ROW_FORMAT = "gecscope-round-trip/1"
     SCHEMA = ("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, sentence TEXT, "
               "output TEXT, digest TEXT, PRIMARY KEY (backend, pivot, sentence))")
-    HINT = "make it writable, or give another directory with --cache-dir or $GECSCOPE_CACHE"
+    HINT = ("make it writable, give another directory with --cache-dir or $GECSCOPE_CACHE, "
+            "or run without the cache (--no-cache)")
 
     def __init__(self, directory: str | os.PathLike[str] | None = None, *,
                  timeout: float = DEFAULT_TIMEOUT):
