@@ -44,7 +44,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
     inputs.add_argument("-s", "--source",
                         help="source text file (needed with plain-text references)")
     inputs.add_argument("--hyp", "-hyp", nargs="+", required=True, metavar="HYP",
-                        help="hypothesis file(s): plain text or M2; one result row per file "
+                        help="hypothesis file(s): plain text, M2 or ChERRANT's parallel "
+                             "format (see --hyp-format); one result row per file "
                              "(a file also given as -r is left out, with a note)")
     inputs.add_argument("--name", nargs="+", help="system names (default: file names)")
     inputs.add_argument("--hyp-format", choices=["auto", "plain", "m2", "parallel"],
