@@ -109,7 +109,8 @@ def connect(address: str | None, actors: int) -> tuple[Any, int]:
     core this process may use), and the number of actors to use: ``actors`` (``0``: one per
     CPU of the cluster) but never more than the cluster's CPUs (with a warning, as for
     processes: :func:`gecscope._pool.capped_jobs`). Ray's SIGTERM handler (which would end
-    the process without the callers' clean-up) is replaced again by the one set before."""
+    the process without the callers' clean-up) is replaced again by the one set before, and
+    a SIGTERM it received while Ray started is given to that one."""
     import signal
     import threading
 
@@ -128,6 +129,11 @@ def connect(address: str | None, actors: int) -> tuple[Any, int]:
         previous = signal.getsignal(signal.SIGTERM) if main else None
         try:
             ray.init(**kwargs)
+        except SystemExit as exc:  # SIGTERM met Ray's own handler (sys.exit(signum))
+            if exc.code == signal.SIGTERM and callable(previous):
+                signal.signal(signal.SIGTERM, previous)
+                previous(signal.SIGTERM, None)  # the caller's answer to it (raises)
+            raise
         except ValueError as exc:
             raise ConfigError(f"cannot use the Ray cluster at {address or 'local'}: "
                               f"{exc}") from None
