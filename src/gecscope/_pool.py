@@ -165,7 +165,8 @@ def ordered_map(executor: Any, fn: Callable[[Any], Any], items: Iterable[Any],
     """``fn(item)`` for every item on ``executor``, results in input order, with at most
     ``in_flight`` items submitted and not yet yielded (``executor.map`` would read a streamed
     input to its end first). When reading the input fails, the results of the items already
-    submitted are yielded before the error is raised (a resumable run keeps their output).
+    submitted are yielded before the error is raised (a resumable run keeps their output);
+    an interrupt (Ctrl-C, SIGTERM) while reading is raised at once.
     ``in_flight`` is at most :data:`IN_FLIGHT` per worker the executor really has (a
     ``--jobs`` above the cores would otherwise read that many more tasks ahead)."""
     from collections import deque
@@ -184,7 +185,7 @@ def ordered_map(executor: Any, fn: Callable[[Any], Any], items: Iterable[Any],
                     item = next(it)
                 except StopIteration:
                     ended = True
-                except BaseException as exc:  # noqa: BLE001 - raised once the submitted are delivered
+                except Exception as exc:  # noqa: BLE001 - raised once the submitted are delivered
                     failure, ended = exc, True
                 else:
                     futures.append(executor.submit(fn, item))

@@ -186,8 +186,8 @@ def _ordered(ray: Any, make: Callable[[], Any], limit: int, method: str, items: 
     results are yielded in (:class:`ray.util.ActorPool` frees an actor only when its result
     is consumed in order, so one long task left the other actors idle behind it). When
     reading the input fails, the results of the items already sent are still delivered
-    before the error (so a resumable run keeps their shards); the actors are released in
-    every case."""
+    before the error (so a resumable run keeps their shards; an interrupt is raised at once);
+    the actors are released in every case."""
     actors: list[Any] = []
     idle: list[Any] = []
     running: dict[Any, tuple[int, Any]] = {}  # future -> (item index, actor)
@@ -205,7 +205,7 @@ def _ordered(ray: Any, make: Callable[[], Any], limit: int, method: str, items: 
             except StopIteration:
                 ended = True
                 return
-            except BaseException as exc:  # noqa: BLE001 - raised after the sent are delivered
+            except Exception as exc:  # noqa: BLE001 - raised after the sent are delivered
                 failure, ended = exc, True
                 return
             if not idle:  # a new actor, only now that it has an item to work on

@@ -379,3 +379,26 @@ def test_ray_actors_no_more_than_the_tasks(cluster) -> None:
         time.sleep(0.1)
     assert min(free) == 1.0, free
     assert list(results) == []
+
+
+def test_an_interrupt_while_reading_ends_ordered_map_at_once() -> None:
+    """An input error waits for the submitted items' results (a resumable run keeps them); an
+    interrupt met while reading the input does not."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gecscope._pool import ordered_map
+
+    def items(error: BaseException) -> Iterator[int]:
+        yield 1
+        yield 2
+        raise error
+
+    with ThreadPoolExecutor(2) as pool:
+        got: list[int] = []
+        with pytest.raises(ValueError, match="line 3"):
+            got.extend(ordered_map(pool, abs, items(ValueError("line 3")), in_flight=4))
+        assert got == [1, 2]
+        for interrupt in (KeyboardInterrupt(), SystemExit(143)):
+            results = ordered_map(pool, abs, items(interrupt), in_flight=4)
+            with pytest.raises(type(interrupt)):
+                next(results)
