@@ -2,7 +2,9 @@
 
 Expected numbers: ChERRANT (HillZhang1999/MuCGEC 3922193, scorers/ChERRANT) run here on its own
 demo files, ``-hyp demo.hyp.m2.char -ref demo.ref.m2.char`` with each option below; the
-default row is also the figure of ChERRANT's README and MuCGEC's official metric.
+default row is also the figure of ChERRANT's README and MuCGEC's official metric. The
+tool, its commit and the figures: docs/languages.md ("Checked against ChERRANT"); ChERRANT's
+extraction is rerun by ``python benchmarks/cherrant_mucgec.py --cherrant DIR --python PY``.
 """
 
 from __future__ import annotations

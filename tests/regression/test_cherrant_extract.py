@@ -5,6 +5,8 @@ pypinyin 0.55.0 and OpenCC 1.4.2: ``parallel_to_m2.py -g char`` on the demo and 
 (and the example prediction), then ``compare_m2_for_evaluation.py``. gecscope's M2 of the demo
 equals the tool's output shipped with the data byte for byte; on MuCGEC dev the tool's M2 was
 also byte-identical (compared outside the tests; its files are not redistributed here).
+``python benchmarks/cherrant_mucgec.py --cherrant DIR --python PY`` reruns the tool's
+extraction and compares the bytes; docs/languages.md ("Checked against ChERRANT") has the scores.
 """
 
 from __future__ import annotations

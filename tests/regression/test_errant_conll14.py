@@ -5,6 +5,8 @@ run here on ../shared/data/conll14/errant/{SYS}.m2 against references.m2 (span-b
 correction, beta 0.5): TP FP FN P R F0.5 for all 13 systems, and for AMU with -ds, -dt, -cse
 and -cat 2 (errant_compare needs no spaCy model). The annotation side is compared with
 errant's own library loop, run inside tests/unit/test_errant_extraction.py.
+``python benchmarks/errant_compare_conll14.py`` runs those errant_compare command lines again and
+prints the tool's output (docs/errant.md compares).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ are what the tools printed when run here: `compute_gleu -d` of cnap/gec-ranking 
 (HEAD) under Python 3.11 (`draw=py3`), for the unchanged source and for the spell-checked
 source JFLEG ships (`dev.spellchecked.src`, `test.spellchecked.src`). The interval ends
 (printed with three decimals) are gecscope's, checked against those three decimals.
+docs/gleu.md records the tools, their commits and the values; ``python benchmarks/gleu_jfleg.py``
+prints gecscope's side.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Expected values: ``GREEN`` of gec-metrics 0.1.1 (PyPI wheel; its ``green.py`` an
 loaded on their own with gecommon 0.2.0, the toolkit's heavy model dependencies not needed for
 GREEN), run here on the official submissions against the two annotators' corrected sentences of
 official-2014.combined.m2, default options (n = 4, beta = 2, word n-grams).
+``python benchmarks/green_gec_metrics.py`` runs gec-metrics' ``GREEN`` again in the reference
+venv (``tests/gec_metrics_ref.py``) and prints these values beside gecscope's (docs/green.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ Provenance of the golden numbers:
   printed when run here: nusnlp/m2scorer at cb874a7 (HEAD, version 3.2) under Python 2.7.18,
   `m2scorer SYSTEM GOLD` for all 13 systems x {combined, 0, 1}: all 39 rows equal. The
   counts (correct, proposed, gold) are gecscope's; m2scorer prints them only per sentence with
-  `-v`.
+  `-v`. docs/m2.md ("Agreement with m2scorer 3.2 (CoNLL-2014)") records the comparison;
+  ``python benchmarks/m2_conll14.py`` prints gecscope's table.
 """
 
 from __future__ import annotations

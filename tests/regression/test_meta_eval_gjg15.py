@@ -1,7 +1,11 @@
 """GJG15 (Grundkiewicz et al. 2015): Expected Wins from the judgments, toy-metric correlations.
 
 Golden numbers: GJG15 Table 3 (Expected Wins, TrueSkill) as listed in ../shared/data/README.md;
-the toy "mean character length" correlations are those of issue #6 (gec-metrics' GJG test).
+the toy "mean character length" correlations through gecscope's Metric interface equal gec-metrics
+0.1.1's ``MetaEvalGJG`` with its toy metric, which ``python benchmarks/meta_eval_aggregation.py
+--metrics charlen`` runs in the reference venv and prints ("gjg default EW/TS", docs/meta-eval.md);
+the raw-line variant is computed in the test from its definition (the figures gec-metrics' GJG
+test pins, as quoted in issue #6).
 """
 
 from __future__ import annotations

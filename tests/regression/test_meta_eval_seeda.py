@@ -2,7 +2,9 @@
 
 Golden numbers: ``scores/human/*.txt`` of tmu-nlp/SEEDA; the toy "mean character length"
 figures are the ones gec-metrics' SEEDA test pins down (issue #6), reproduced here through
-gecscope's Metric interface.
+gecscope's Metric interface: gec-metrics 0.1.1's ``MetaEvalSEEDA`` gives them, as ``python
+benchmarks/meta_eval_aggregation.py --metrics charlen`` shows (it runs the toolkit in the
+reference venv and prints "seeda default ..." and "seeda sentence ..."; docs/meta-eval.md).
 """
 
 from __future__ import annotations

@@ -3,9 +3,13 @@
 Data: ../shared/data/ucca/learner-usim (13xx = learner text, 11xx/12xx = its correction,
 paired by the last two digits; annotators ``amittaic``, ``tree``, ``borgr``). The golden
 numbers are gecscope's own (computed 2026-11 with this implementation), except
-``TOOL_SAME_TOKENS``, which the authors' scoring printed when run here; docs/usim.md compares
-them with the paper (IAA DAG F 0.845, P 0.834, R 0.857; Table 1 USIM Same 0.92/0.91,
-Different 0.85/0.83, IAA 0.85/0.81) and with the tool, and explains the differences.
+``TOOL_SAME_TOKENS``, which the authors' scoring printed when run here (``fully_aligned_distance``
+of ``scripts/distances/align.py`` in borgr/ucca, branch patch-1, 47aba4e, what borgr/USim
+f1dd283 returns after parsing, called on the gold passages under Python 3.11); docs/usim.md
+("Checked by running the authors' tools") compares them with the paper (IAA DAG F 0.845, P
+0.834, R 0.857; Table 1 USIM Same 0.92/0.91, Different 0.85/0.83, IAA 0.85/0.81) and with the
+tool, and explains the differences. gecscope's own values are printed by ``gecscope usim iaa
+--gold-dir ../shared/data/ucca/learner-usim --pair amittaic1297:tree1297 ...``.
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_bring_your_own_model_metrics_say_what_is_missing(name: str) -> None:
 def test_training_loop_rescoring_is_never_stale(name: str) -> None:
     """200 alternating re-scorings of two outputs against one shared EvalData, each with a
     fresh Hypothesis that is freed afterwards (CPython then reuses its id): every score must
-    equal the score computed from scratch."""
+    equal the score computed anew."""
     texts = {s: _lines(f"{s}.txt") for s in ("careful", "rewriter")}
     expected = {}
     for s, t in texts.items():
