@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 linux_only = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
                                 reason="finds worker processes in /proc (Linux)")
+two_cores = pytest.mark.skipif(default_jobs() < 2, reason="runs two workers: needs two cores")
 
 
 def _gecscope(*args: str, cwd: Path) -> subprocess.Popen[str]:
@@ -126,6 +127,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 
 @linux_only
+@two_cores
 @pytest.mark.requires_spacy
 def test_workers_die_with_a_killed_driver_and_no_temp_file(big, tmp_path: Path,
                                                             reaper: list[int]) -> None:
@@ -141,6 +143,7 @@ def test_workers_die_with_a_killed_driver_and_no_temp_file(big, tmp_path: Path,
 
 
 @linux_only
+@two_cores
 @pytest.mark.requires_spacy
 def test_ctrl_c_gives_one_line_and_exit_130(big, tmp_path: Path, reaper: list[int]) -> None:
     out = tmp_path / "out.m2"
@@ -156,6 +159,7 @@ def test_ctrl_c_gives_one_line_and_exit_130(big, tmp_path: Path, reaper: list[in
 
 
 @linux_only
+@two_cores
 @pytest.mark.requires_spacy
 def test_sigterm_ends_a_parallel_run_at_once(big, tmp_path: Path, reaper: list[int]) -> None:
     out = tmp_path / "out.m2"
