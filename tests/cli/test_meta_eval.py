@@ -1,4 +1,10 @@
-"""``gecscope meta-eval`` end to end, in process, with the reference-less toy metric."""
+"""``gecscope meta-eval`` end to end, in process, with the reference-less toy metric.
+
+The pinned SEEDA correlations and agreements of the toy metric are gec-metrics 0.1.1's
+(``MetaEvalSEEDA``): ``python benchmarks/meta_eval_aggregation.py --metrics charlen`` runs it in
+the reference venv and prints them ("seeda default ...", "seeda sentence ..."); see also
+tests/regression/test_meta_eval_seeda.py.
+"""
 
 from __future__ import annotations
 
