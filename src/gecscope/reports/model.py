@@ -170,10 +170,10 @@ def _outcome_rows(per_type: Mapping[str, list[int]]) -> list[TypeRow]:
 
 def report_edits(data: EvalData, hyps: Sequence[Hypothesis], warnings: list[str], *,
                  extract: bool = True) -> dict[str, Corpus]:
-    """Each system's edits for the report: its M2's, or those extracted for scoring (cached in
+    """Each system's edits for the report: its M2's, or those extracted before (cached in
     ``data``; with ``extract=False`` only those), else extracted now (a warning when that is
-    impossible, e.g. without spaCy). :func:`with_edits` extracts them beforehand on several
-    processes."""
+    impossible, e.g. without spaCy). :func:`with_edits` extracts them beforehand, all systems
+    at once on several processes."""
     out: dict[str, Corpus] = {}
     for h in hyps:
         if not extract:
@@ -302,9 +302,9 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
     again on them and its counts kept only when every field equals the scoring's (re-typing
     changes no span or correction, so a metric whose matching ignores types, ERRANT's ``cs``
     mode, gives the same; one that compares types, ``cse``, gets no per-type table, with
-    the reason in ``warnings``). ``sentences``: the edit outcomes will be shown too, so
-    every system's edits are needed (extracted if the scoring did not); otherwise only the
-    edits at hand are looked at."""
+    the reason in ``warnings``). ``sentences``: the edit outcomes will be shown too. Every
+    system's edits are looked at (extracted if nothing extracted them before, so that a
+    system's scheme is never unknown)."""
     notes = warnings if warnings is not None else []
     metric_objs = {m.name: m for m in metrics}
     by_metric: dict[str, list[SystemResult]] = {}
@@ -314,7 +314,7 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
     reference = data.m2
     if not by_metric and not (sentences and reference is not None):
         return TypeCounts({}, TypeView(reference, {}))
-    edits = report_edits(data, hyps, notes, extract=sentences and reference is not None)
+    edits = report_edits(data, hyps, notes, extract=reference is not None)
     view = type_view(reference, edits, errant=data.lang.extractor == "errant",
                      progress=progress)
     if view.refused:
