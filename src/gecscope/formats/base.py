@@ -188,7 +188,10 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
         mode = 0o666 & ~umask
     previous = _terminate_as_exit()
     try:
-        os.fchmod(fd, mode)
+        if tmp is None:
+            os.fchmod(fd, mode)
+        else:
+            os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             for chunk in chunks:
                 fh.write(chunk)
