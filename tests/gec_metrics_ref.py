@@ -163,9 +163,13 @@ def probe_venv(python: Path) -> VenvState:
     try:
         proc = subprocess.run([str(python), "-c", PROBE, LINK_NAME, *NEEDED, *SHARED],
                               capture_output=True, text=True, timeout=60, check=False)
-        state = json.loads(proc.stdout.splitlines()[-1])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         return VenvState(python, error=f"its interpreter does not run ({exc})")
+    try:
+        state = json.loads(proc.stdout.splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        return VenvState(python, error=f"its interpreter does not run ({tail[0]})")
     if state["version"] != list(sys.version_info[:2]):
         return VenvState(python, error="its Python is {}.{}, this environment's {}.{}".format(
             *state["version"], *sys.version_info[:2]))

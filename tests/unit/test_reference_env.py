@@ -147,3 +147,10 @@ def test_probe_finds_a_venv_out_of_step(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["check", str(tmp_path / "nowhere")]) == 0
     assert "does not exist" in capsys.readouterr().out
 
+    broken = tmp_path / "broken" / "bin" / "python"  # its base interpreter gone, say
+    broken.parent.mkdir(parents=True)
+    broken.write_text("#!/bin/sh\necho 'No such file: python3.11' >&2\nexit 127\n",
+                      encoding="utf-8")
+    broken.chmod(0o755)
+    assert probe_venv(broken).unusable == "its interpreter does not run (No such file: python3.11)"
+
