@@ -80,7 +80,8 @@ def test_m2_report_types_are_one_scheme(nucle: dict[str, Path], tmp_path: Path,
     note = doc["inputs"]["type_scheme"]
     assert "re-typed with ERRANT" in note and note in doc["inputs"]["warnings"]
     assert "re-typed with ERRANT" in err and f"wrote HTML report {html}" in err
-    assert "re-typed with ERRANT" in html.read_text(encoding="utf-8")
+    page = html.read_text(encoding="utf-8")
+    assert "re-typed with ERRANT" in page and "ERRANT types (re-typed)</h3>" in page
 
 
 @pytest.mark.requires_spacy

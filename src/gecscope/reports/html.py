@@ -239,6 +239,8 @@ def _type_tables(report: Report) -> str:
         title = ("edit outcomes against the best reference per sentence (TP / FP necessary / "
                  "FP unnecessary / FN)" if table == OUTCOME_TABLE else
                  f"{table}: counts of the metric's chosen references")
+        if report.inputs.get("type_scheme"):  # shown tables were re-typed (see the note)
+            title += ", ERRANT types (re-typed)"
         head = "".join(f"<th data-sort=\"num\">{_e(s)}</th>" for s in systems)
         rows = []
         for t in types:
