@@ -8,7 +8,7 @@ import pytest
 
 from gecscope.errors import FormatError
 from gecscope.formats.appraise_xml import parse_appraise, read_appraise
-from gecscope.meta_eval.judgments import LOSS, TIE, WIN, Comparison, RankedOutput
+from gecscope.judgments import LOSS, TIE, WIN, Comparison, RankedOutput
 
 SAMPLE = """<?xml version="1.0" encoding="UTF-8"?>
 <appraise-results>

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from gecscope.errors import ConfigError
+from gecscope.judgments import LOSS, TIE, WIN
 from gecscope.meta_eval.benchmarks import (
     GJG15_TABLE3_ORDER,
     Benchmark,
@@ -27,7 +28,6 @@ from gecscope.meta_eval.benchmarks import (
     load_seeda,
 )
 from gecscope.meta_eval.examples import CharLengthMetric
-from gecscope.meta_eval.judgments import LOSS, TIE, WIN
 from gecscope.meta_eval.ranking import (
     AGGREGATIONS,
     TrueSkillParams,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gecscope.errors import ConfigError
-from gecscope.meta_eval.judgments import LOSS, TIE, WIN, Comparison
+from gecscope.judgments import LOSS, TIE, WIN, Comparison
 from gecscope.meta_eval.ranking import (
     TrueSkillParams,
     expected_wins,

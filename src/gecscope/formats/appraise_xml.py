@@ -22,7 +22,7 @@ from xml.parsers import expat
 
 from gecscope.errors import FormatError
 from gecscope.formats.base import PathLike, read_text
-from gecscope.meta_eval.judgments import Judgments, RankedOutput, RankingItem
+from gecscope.judgments import Judgments, RankedOutput, RankingItem
 
 
 def read_appraise(path: PathLike, *, index_base: int) -> Judgments:

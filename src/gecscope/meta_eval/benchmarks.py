@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gecscope.errors import ConfigError, FormatError
 from gecscope.formats.base import PathLike, read_text, split_lines
-from gecscope.meta_eval.judgments import Judgments
+from gecscope.judgments import Judgments
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.types import Corpus
 

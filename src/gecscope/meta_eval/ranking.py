@@ -1,6 +1,6 @@
 """System rankings from pairwise comparisons: Expected Wins and TrueSkill.
 
-Both take the comparisons of human ranking items (:class:`~gecscope.meta_eval.judgments.Judgments`)
+Both take the comparisons of human ranking items (:class:`~gecscope.judgments.Judgments`)
 or comparisons built from a metric's sentence scores (:func:`sentence_comparisons`). The latter
 rank systems by a metric the way human rankings are made (Goto et al. 2025, "Rethinking
 Evaluation Metrics for Grammatical Error Correction: Why Use a Different Evaluation Process
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gecscope.errors import ConfigError
-from gecscope.meta_eval.judgments import LOSS, TIE, WIN, Comparison, Judgments
+from gecscope.judgments import LOSS, TIE, WIN, Comparison, Judgments
 
 Source = Judgments | Iterable[Comparison]
 

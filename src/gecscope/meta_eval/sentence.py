@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gecscope.errors import ConfigError
-from gecscope.meta_eval.judgments import Judgments
+from gecscope.judgments import Judgments
 
 TIE_POLICIES = ("disagree", "first-loses")
 
