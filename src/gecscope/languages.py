@@ -123,7 +123,7 @@ class Language:
 
     def versions(self) -> dict[str, str]:
         """Versions of the packages the extractor's output depends on."""
-        from gecscope.signature import package_versions
+        from gecscope._versions import package_versions
 
         pkgs = {"cherrant": ("pypinyin", "opencc"), "errant": ("errant", "spacy")}.get(
             self.extractor, ("spacy",) if self.spacy_model else ())

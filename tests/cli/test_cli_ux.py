@@ -173,3 +173,23 @@ def test_references_only_as_hyp_is_a_usage_error(capsys: pytest.CaptureFixture[s
     # compare counts the systems left: one is not a comparison
     rc, _, err = run(["compare", "-m", "m2", "-r", REFS, "--hyp", REFS, SYSTEMS[0]], capsys)
     assert rc == 64 and "at least two systems" in err and "left out of --hyp" in err
+
+
+@pytest.mark.parametrize(("option", "value"), [("beta", "abc"), ("single", "maybe"),
+                                               ("selection_rounding", "1.5")])
+def test_option_values_are_read_as_the_api_reads_them(
+        option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``-o key=value`` and ``ErrantMetric(key=value)`` go through one reader
+    (``coerce_option``): the same refusal, word for word, exit 64 without a traceback."""
+    from gecscope.errors import ConfigError
+    from gecscope.metrics.errant import ErrantMetric
+
+    with pytest.raises(ConfigError) as api:
+        ErrantMetric(**{option: value})
+    assert main(["evaluate", "-r", REFS, "--hyp", SYSTEMS[0], "-o", f"{option}={value}"]) == 64
+    err = capsys.readouterr().err
+    assert str(api.value) in err and "Traceback" not in err
+    assert main(["evaluate", "-r", REFS, "--hyp", SYSTEMS[0], "-q", "--format", "json",
+                 "-o", "beta= 1.0", "-o", "single=YES"]) == 0
+    options = json.loads(capsys.readouterr().out)["metrics"][0]["options"]
+    assert options["beta"] == 1.0 and options["single"] is True

@@ -18,10 +18,14 @@ from gecscope.errors import ConfigError
 def parse_options(pairs: Sequence[str], config_cls: type, metric: str) -> dict[str, Any]:
     """Turn ``key=value`` (or ``metric.key=value``) pairs into Config keyword arguments.
 
-    Values are converted by the type of the Config field. Options addressed to another metric
+    Values are read by the type of the Config field with
+    :func:`~gecscope.metrics.base.coerce_option`, the one reader of option values (the API's
+    ``Metric(beta="1.0")`` reads them the same way). Options addressed to another metric
     (``other.key=value``) and unprefixed keys this metric lacks are skipped here: another
     selected metric may have them (:func:`check_option_keys` refuses those none has).
     """
+    from gecscope.metrics.base import coerce_option
+
     hints = typing.get_type_hints(config_cls)
     fields = {f.name for f in dataclasses.fields(config_cls)}
     out: dict[str, Any] = {}
@@ -38,7 +42,7 @@ def parse_options(pairs: Sequence[str], config_cls: type, metric: str) -> dict[s
         if key not in fields:
             raise ConfigError(f"metric {metric!r} has no option {key!r}; options: "
                               f"{', '.join(sorted(fields))}")
-        out[key] = convert(value, hints[key], key)
+        out[key] = coerce_option(metric, key, value, hints[key])
     return out
 
 
@@ -183,33 +187,6 @@ def plain_help(text: str) -> str:
                          text)  # ~ shows the last name only, as Sphinx does
     text = _RST_LITERAL.sub(lambda m: m.group(1) or m.group(2), text)
     return re.sub(r"\s*::(?=\s|$)", ":", text)
-
-
-def convert(value: str, hint: Any, key: str) -> Any:
-    """Convert a command-line string to the annotated type of a Config field."""
-    args = typing.get_args(hint)
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        if value.lower() in ("none", "null", "") and type(None) in args:
-            return None
-        for a in args:
-            if a is not type(None):
-                return convert(value, a, key)
-    if origin is tuple:
-        inner = args[0] if args else str
-        return tuple(convert(v, inner, key) for v in value.split(",") if v)
-    try:
-        if hint is bool:
-            if value.lower() in ("1", "true", "yes", "on"):
-                return True
-            if value.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(value)
-        if hint in (int, float, str):
-            return hint(value)
-    except ValueError:
-        raise ConfigError(f"option {key}: cannot read {value!r} as {hint.__name__}") from None
-    return value
 
 
 class Progress:

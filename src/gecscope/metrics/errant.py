@@ -184,7 +184,7 @@ class ErrantMetric(Metric[SentenceStats]):
 
     def signature_extras(self) -> dict[str, str]:
         """Versions behind edits extracted from text hypotheses (M2 input uses none)."""
-        from gecscope.signature import ERRANT_PACKAGES, package_versions
+        from gecscope._versions import ERRANT_PACKAGES, package_versions
 
         return package_versions(*ERRANT_PACKAGES)
 

@@ -463,7 +463,7 @@ class GoToScorerMetric(Metric[GoToStats]):
 
     def signature_extras(self) -> dict[str, str]:
         """ERRANT's versions and where the weights came from."""
-        from gecscope.signature import ERRANT_PACKAGES, package_versions
+        from gecscope._versions import ERRANT_PACKAGES, package_versions
 
         out = package_versions(*ERRANT_PACKAGES)
         if not self.weighted:

@@ -206,7 +206,7 @@ class _PTBase:
         return {"p": 0, "r": 1, "f": 2}[self.config.score_type]
 
     def _model_extras(self) -> dict[str, str]:
-        from gecscope.signature import package_versions
+        from gecscope._versions import package_versions
 
         c = self.config
         out: dict[str, str] = {}
@@ -316,7 +316,7 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
     config: Config
 
     def signature_extras(self) -> dict[str, str]:
-        from gecscope.signature import ERRANT_PACKAGES, package_versions
+        from gecscope._versions import ERRANT_PACKAGES, package_versions
 
         return {**self._model_extras(), **package_versions(*ERRANT_PACKAGES)}
 

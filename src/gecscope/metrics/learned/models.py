@@ -223,6 +223,6 @@ def weight_hashes(config: Any, options: Sequence[str]) -> dict[str, str]:
 
 def library_versions() -> dict[str, str]:
     """The versions of the libraries that run the models, for the signature."""
-    from gecscope.signature import package_versions
+    from gecscope._versions import package_versions
 
     return package_versions("torch", "transformers")
