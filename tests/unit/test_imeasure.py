@@ -1,4 +1,10 @@
-"""I-measure metric: the tool's example, the paper's Table 3 case, alignment and score details."""
+"""I-measure metric: the tool's example, the paper's Table 3 case, alignment and score details.
+
+Expected rows of the tool's example and of the paper's Table 3 case: ``ieval.py`` of
+mfelice/imeasure fc79fdf run here under Python 2.7.18 (``python2 ieval.py -ref:gold.xml
+-hyp:sys.txt`` with the flags named at each test, on ../shared/data/imeasure); docs/imeasure.md
+("The reference tool ... was run here") lists these runs and their results.
+"""
 
 # ruff: noqa: SIM905
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Language models: the ARPA reader's back-off arithmetic and the pocketsphinx CMU model."""
+"""Language models: the ARPA reader's back-off arithmetic and the pocketsphinx CMU model.
+
+The CMU model's pinned log probabilities are pocketsphinx 5.1.1's own: ``NGramModel.readfile(
+os.path.join(pocketsphinx.get_model_path(), "en-us", "en-us.lm.bin")).prob(["the", "of"])``
+prints -16085 (``["the", "<s>"]``: -29219), in its log base 1.0001; docs/rtt.md describes the
+model.
+"""
 
 from __future__ import annotations
 
