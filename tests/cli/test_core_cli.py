@@ -1,4 +1,9 @@
-"""The annotate, evaluate and demo subcommands, run in-process as a user would."""
+"""The annotate, evaluate and demo subcommands, run in-process as a user would.
+
+The ERRANT counts and scores pinned on the CoNLL-2014 files (AMU 483/795/1934 F0.5 0.3208, -ds
+622/656/1903, IPN P 0.0963...) are errant_compare 3.0.2's: ``python
+benchmarks/errant_compare_conll14.py`` prints them (tests/regression/test_errant_conll14.py).
+"""
 
 from __future__ import annotations
 
