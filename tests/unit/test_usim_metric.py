@@ -111,3 +111,31 @@ def test_approximate_parser_is_marked_and_structured() -> None:
     got = [(e.label, " ".join(words[i] for i in sorted(g.yields[e.child]))) for e in g.edges]
     assert got == [("H", "John gave Mary a book"), ("P", "gave"), ("A", "John"),
                    ("A", "Mary"), ("A", "a book"), ("C", "book"), ("E", "a")]
+
+
+def test_config_is_usim_options_plus_the_parser(tmp_path: Path) -> None:
+    """USimOptions is the one declaration of USIM's options (#32 item 4): the metric's Config
+    has each of them with the same default (``max_leaf_distance`` was missing, so the metric
+    could not drop unrelated word pairs), and the option reaches the scoring."""
+    import dataclasses
+
+    from gecscope.metrics.usim.core import USimOptions
+
+    cls = get_metric("usim")
+    config = {f.name: f.default for f in dataclasses.fields(cls.Config)}
+    for f in dataclasses.fields(USimOptions):
+        assert f.name in config and config[f.name] == f.default, f.name
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    for name, text in [("s", "[H [A John] [P ran]]"), ("c", "[H [A Mary] [P ran]]")]:
+        write_passage(Passage.from_bracketed(name, text), gold / f"{name}.xml")
+    (tmp_path / "src.txt").write_text("John ran\n")
+    (tmp_path / "hyp.txt").write_text("Mary ran\n")
+    data = EvalData((), source_path=str(tmp_path / "src.txt"))
+    hyp = Hypothesis.from_file(tmp_path / "hyp.txt")
+    forced = cls(parser="gold", gold_dir=str(gold)).evaluate(data, hyp).score
+    dropped = cls(parser="gold", gold_dir=str(gold), max_leaf_distance="0.5").evaluate(data, hyp)
+    assert forced.fields["s2c_f"] == 1.0  # John aligned with Mary
+    assert dropped.score.fields["s2c_f"] == pytest.approx(1 / 3)  # as usim_passages gives
+    with pytest.raises(ConfigError, match="max_leaf_distance"):
+        cls(max_leaf_distance=2.0)

@@ -21,6 +21,9 @@ from gecscope.errors import ConfigError
 
 
 def add_parser(sub: Any) -> None:
+    from gecscope.metrics.usim.core import NODE_WEIGHTS, USimOptions
+
+    default = USimOptions()  # the flags' defaults are USimOptions' (as USimMetric.Config's)
     p = sub.add_parser(
         "usim", help="USIM semantic faithfulness (reference-less) and UCCA agreement",
         description="USIM (Choshen & Abend 2018): compare the semantic graph of each source "
@@ -39,12 +42,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--parser", default="ucca",
                    help="parser backend for text input: ucca (default, gecscope's trained UCCA "
                         "parser) or approx-spacy (APPROXIMATE, not UCCA)")
-    p.add_argument("--node-weight", choices=["paper", "f1"], default="paper",
+    p.add_argument("--node-weight", choices=list(NODE_WEIGHTS), default=default.node_weight,
                    help="unit alignment: the paper's w(v,u) (default) or the tool's overlap F1")
-    p.add_argument("--min-yield", type=int, default=1,
+    p.add_argument("--min-yield", type=int, default=default.min_yield,
                    help="count only units of at least this many tokens (USim tool: 2)")
-    p.add_argument("--no-remote", action="store_true", help="ignore remote edges")
-    p.add_argument("--counting", choices=["edges", "nodes"], default="edges",
+    p.add_argument("--no-remote", dest="include_remote", action="store_false",
+                   default=default.include_remote, help="ignore remote edges")
+    p.add_argument("--counting", choices=["edges", "nodes"], default=default.counting,
                    help="count matched edges (paper, default) or units (USim tool)")
     p.add_argument("--tool-compat", action="store_true",
                    help="the USim tool's choices: --node-weight f1 --min-yield 2 "
@@ -69,6 +73,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
+    """The :class:`USimOptions` the flags choose."""
     from gecscope.metrics.usim.core import USimOptions
 
     if args.tool_compat and args.tool_exact:
@@ -78,7 +83,7 @@ def _options(args: argparse.Namespace) -> Any:
     if args.tool_compat:
         return USimOptions.tool()
     return USimOptions(node_weight=args.node_weight, min_yield=args.min_yield,
-                       include_remote=not args.no_remote, counting=args.counting)
+                       include_remote=args.include_remote, counting=args.counting)
 
 
 def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
@@ -150,10 +155,9 @@ def _run_text(args: argparse.Namespace) -> int:
 
     if not (args.source and args.hyp):
         raise ConfigError("text mode needs both --source and --hyp")
-    opts = _options(args)
-    shared = {f.name: getattr(opts, f.name) for f in dataclasses.fields(USimMetric.Config)
-              if hasattr(opts, f.name)}
-    metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "", **shared)
+    opts = _options(args)  # every USimOptions field is a USimMetric.Config field
+    metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "",
+                        **dataclasses.asdict(opts))
     data = EvalData((), source_path=args.source)
     hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
                                expected_from=args.source)

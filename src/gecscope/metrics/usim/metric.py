@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from gecscope.data import Slot
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.usim.core import (
-    NODE_WEIGHTS,
     DirectionCounts,
     USimGraph,
     USimOptions,
@@ -76,36 +76,26 @@ class USimMetric(Metric[USimStats]):
         self.description = _title(self.config.parser, self.approximate)  # type: ignore[misc]
 
     @dataclass(frozen=True)
-    class Config:
+    class Config(USimOptions):
+        """:class:`USimOptions` (how USIM aligns and counts: the one place those options and
+        their defaults are declared, for this config, the API's :func:`usim` and the
+        ``gecscope usim`` flags) plus how the metric obtains its graphs."""
+
         parser: str = "ucca"
         gold_dir: str = ""
-        node_weight: str = "paper"
-        min_yield: int = 1
-        include_remote: bool = True
-        include_punct: bool = False
-        position_weight: float = 1.0
         normalize_before_parse: bool = False
-        counting: str = "edges"
-        units: str = "edges"
-        label_classes: str = "exact"
-        sentence_split: str = "none"
-        word_form: str = "normalized"
-        tie_break: str = "overlap"
         threads: int = 1
 
         def __post_init__(self) -> None:
-            if self.node_weight not in NODE_WEIGHTS:
-                raise ConfigError(f"usim: node_weight must be one of {', '.join(NODE_WEIGHTS)}")
+            super().__post_init__()
             if self.threads < 1:
                 raise ConfigError(f"usim: threads must be >= 1, got {self.threads}")
             if self.parser == "gold" and not self.gold_dir:
                 raise ConfigError("usim: parser=gold needs gold_dir=DIRECTORY of UCCA XML files")
-            self.options()
 
         def options(self) -> USimOptions:
-            """The USIM options these fields set (the others keep their defaults)."""
-            return USimOptions(**{f.name: getattr(self, f.name) for f in fields(USimOptions)
-                                  if hasattr(self, f.name)})
+            """The USIM options of this config."""
+            return USimOptions(**{f.name: getattr(self, f.name) for f in fields(USimOptions)})
 
     def signature_extras(self) -> dict[str, str]:
         """The parser's model (the parser itself is an option, shown when not the default):
@@ -155,8 +145,8 @@ class USimMetric(Metric[USimStats]):
     def _graphs(self, data: EvalData, sentences: Sequence[Sequence[str]],
                 labels: dict[str, int]) -> list[USimGraph]:
         parser = self._parser()
-        cache: dict[tuple[str, ...], USimGraph] = data.cache.setdefault(
-            f"usim-graphs:{self.config!r}", {})
+        cache: dict[tuple[str, ...], USimGraph] = data.slot(GRAPHS, dict).setdefault(
+            repr(self.config), {})
         prepared = self._prepare(sentences)
         todo = list(dict.fromkeys(tuple(s) for s in prepared if tuple(s) not in cache))
         if todo:
@@ -178,7 +168,7 @@ class USimMetric(Metric[USimStats]):
         return [cache[tuple(s)] for s in prepared]
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[USimStats]:
-        labels: dict[str, int] = data.cache.setdefault(f"usim-labels:{self.config!r}", {})
+        labels: dict[str, int] = data.slot(LABELS, dict).setdefault(repr(self.config), {})
         src = self._graphs(data, data.sources, labels)
         out = self._graphs(data, hyp.tokens, labels)
         opts = self.config.options()
@@ -228,6 +218,10 @@ class USimMetric(Metric[USimStats]):
 _PARSERS: dict[tuple[str, str], Any] = {}
 #: Parsed graphs kept per evaluation (oldest dropped first).
 MAX_GRAPHS = 100_000
+#: Parsed graphs by configuration, then by sentence tokens (this process only).
+GRAPHS: Slot[dict[str, dict[tuple[str, ...], USimGraph]]] = Slot(__name__, "GRAPHS")
+#: Edge-label numbering by configuration, shared by the graphs of one evaluation.
+LABELS: Slot[dict[str, dict[str, int]]] = Slot(__name__, "LABELS")
 PARSE_CHUNK = 256  # sentences parsed per call (progress is reported between calls)
 
 
