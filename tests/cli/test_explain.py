@@ -96,6 +96,7 @@ def test_explain_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[st
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.requires_spacy
 def test_explain_parallel_hypothesis_sources_checked(files: tuple[str, str], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A parallel-format hypothesis goes through the same alignment as ``evaluate``: a source

@@ -146,6 +146,7 @@ def test_tool_exact_refuses_tool_compat(capsys, shared_data) -> None:
     assert rc != 0
 
 
+@pytest.mark.requires_spacy
 def test_text_mode_default_is_the_trained_ucca_parser(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="the UCCA parser needs gecscope[parser]")

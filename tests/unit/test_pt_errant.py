@@ -16,9 +16,9 @@ from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import parse_m2
 from gecscope.metrics.bertscore import BASELINES, BERTScorer, known_model_name, read_baseline
-from gecscope.metrics.counts import prf
 from gecscope.metrics.m2.metric import M2Metric
 from gecscope.metrics.pt_errant import PTErrantMetric, PTM2Metric, apply_one
+from gecscope.stats.prf import prf
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -135,7 +135,10 @@ def test_pterrant_score_type_and_baseline(scorer: BERTScorer) -> None:
     w_went = weight(scorer, SRC_T, (1, 2, ("went",)), REF_TEXT, component=1)
     w_in = weight(scorer, SRC_T, (4, 5, ()), REF_TEXT, component=1)
     r = PTErrantMetric(score_type="r").score(data, hyp).fields
-    assert (r["TP"], r["FN"]) == pytest.approx((w_went, w_in), abs=1e-9)
+    # The metric encodes these sentences in a larger padded batch than ``weight`` does; a
+    # float32 encoder's outputs differ in the last bits with the batch (transformers 5.24's
+    # kernels: 1.2e-7 here), so the two agree to float32 precision, not to 1e-9.
+    assert (r["TP"], r["FN"]) == pytest.approx((w_went, w_in), abs=1e-6)
     # a baseline divides every weight by 1 - b: counts change, P/R/F do not
     plain = PTErrantMetric(layer=4).score(data, hyp).fields
     based = PTErrantMetric(layer=4, baseline="bert-base-uncased").score(data, hyp).fields
@@ -264,6 +267,7 @@ def test_signature_names_encoder_layer_and_baseline() -> None:
     assert PTErrantMetric(weighting="none").signature_extras()["weights"].startswith("none")
 
 
+@pytest.mark.requires_spacy
 @pytest.mark.parametrize("metric", [PTErrantMetric, PTM2Metric])
 def test_resampling_fast_path_equals_aggregate(metric: type) -> None:
     """The bootstrap's count-vector path (weights summed per reference, greedy choice) gives

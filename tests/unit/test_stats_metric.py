@@ -18,8 +18,8 @@ np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf
 from gecscope.stats.fastpath import CountsPath, prf_arrays
+from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Corpus, Edit, Sentence
 
 

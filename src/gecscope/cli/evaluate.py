@@ -198,9 +198,9 @@ def sentence_tsv(results: list[SystemResult]) -> str:
 
 def category_tables(metric: Metric, results: list[SystemResult], level: int,
                     style: str = "plain") -> list[str]:
-    from gecscope.metrics.counts import prf
     from gecscope.metrics.errant import category_table
     from gecscope.reports.text import render_table
+    from gecscope.stats.prf import prf
 
     beta = getattr(metric.config, "beta", 0.5)
     blocks = []

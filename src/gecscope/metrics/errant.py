@@ -24,9 +24,9 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf
 from gecscope.metrics.selection import corpus_greedy, per_sentence
 from gecscope.stats.fastpath import CountsPath, _np, prf_arrays, round_like_python
+from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit, Sentence
 
 MODES = ("cs", "cse", "ds", "dt")

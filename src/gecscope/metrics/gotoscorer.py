@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 
 from gecscope.errors import ConfigError, FormatError, OutputError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf
 from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit
 
 __all__ = ["SCORED", "Chunk", "GoToScorerMetric", "GoToStats", "Weights", "chunks",

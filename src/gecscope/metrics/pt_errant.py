@@ -45,10 +45,10 @@ from typing import Any, ClassVar
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf
 from gecscope.metrics.errant import ErrantCounts
 from gecscope.metrics.selection import corpus_greedy, per_sentence
 from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
+from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens
 
 LEVELS = ("corpus", "sentence")

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from gecscope import __version__
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, GecscopeError
-from gecscope.metrics.counts import prf
 from gecscope.reports.outcomes import OUTCOMES, EditOutcome, best_reference, count
 from gecscope.reports.schemes import TypeView, type_view
+from gecscope.stats.prf import prf
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric, SystemResult

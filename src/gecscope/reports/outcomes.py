@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gecscope.metrics.counts import prf
+from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit, Sentence
 
 OUTCOMES = ("tp", "fp_ne", "fp_un", "fn")

@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gecscope.errors import ConfigError
-from gecscope.metrics.counts import prf
 from gecscope.rtt.lm import LanguageModel
 from gecscope.rtt.methods import METHOD_CODES
+from gecscope.stats.prf import prf
 from gecscope.types import Tokens
 
 SUCCESS, DRAW, FAILURE = "success", "draw", "failure"

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscope.errors import ConfigError, FormatError
-from gecscope.metrics.counts import prf
 from gecscope.semantics.graph import EvalGraph
 from gecscope.semantics.ucca import Passage
+from gecscope.stats.prf import prf
 
 KINDS = ("primary", "remote", "implicit")
 

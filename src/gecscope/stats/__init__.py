@@ -1,4 +1,5 @@
-"""Resampling statistics: bootstrap confidence intervals and paired significance tests.
+"""Statistics: precision/recall/F (:mod:`~.prf`), bootstrap confidence intervals and paired
+significance tests.
 
-Needs numpy (``pip install 'gecscope[stats]'``); imported only when used.
+Resampling needs numpy (``pip install 'gecscope[stats]'``); imported only when used.
 """

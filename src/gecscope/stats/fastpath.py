@@ -67,7 +67,7 @@ class CountsPath(ABC):
 
 
 def prf_arrays(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[Any, Any, Any]:
-    """Vectorised :func:`gecscope.metrics.counts.prf` with bit-identical results: P = 1 when
+    """Vectorised :func:`gecscope.stats.prf.prf` with bit-identical results: P = 1 when
     FP = 0, R = 1 when FN = 0, F = 0 when P + R = 0."""
     np = _np()
     tp = np.asarray(tp, dtype=np.float64)

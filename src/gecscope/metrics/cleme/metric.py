@@ -46,9 +46,9 @@ from gecscope.metrics.cleme.weights import (
     LengthParams,
     length_weight,
 )
-from gecscope.metrics.counts import prf
 from gecscope.metrics.selection import best_index, corpus_greedy
 from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.stats.prf import prf
 
 LEVELS = ("corpus", "sentence")
 WEIGHTINGS = ("none", "length", "similarity", "llm")

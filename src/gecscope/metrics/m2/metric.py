@@ -22,10 +22,10 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.counts import prf
 from gecscope.metrics.m2.lattice import GoldEdit, PathArc, best_path, build_lattice
 from gecscope.metrics.selection import corpus_greedy
 from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
+from gecscope.stats.prf import prf
 from gecscope.types import Edit, Sentence, Tokens
 
 # An edit as the M2 scorer reports it: (start, end, original text, correction text).
@@ -67,7 +67,7 @@ class M2SentenceDetail:
 
 def m2_prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, float, float]:
     """P, R, F_beta from the M2 scorer's (correct, proposed, gold) counts (same conventions as
-    :func:`gecscope.metrics.counts.prf`, which it calls)."""
+    :func:`gecscope.stats.prf.prf`, which it calls)."""
     return prf(correct, proposed - correct, gold - correct, beta)
 
 

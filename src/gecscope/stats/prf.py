@@ -1,4 +1,8 @@
-"""Precision, recall and F-beta from edit counts, with the conventions GEC scorers share."""
+"""Precision, recall and F-beta from edit counts, with the conventions GEC scorers share.
+
+Standard library only, below every module that scores (alignment, semantics, metrics, reports,
+rtt); :func:`gecscope.stats.fastpath.prf_arrays` is its vectorised twin for resampling.
+"""
 
 from __future__ import annotations
 
