@@ -48,7 +48,7 @@ from gecscope.llm_client import (
     public_url,
 )
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.stats.fastpath import CountsPath
+from gecscope.stats.fastpath import MeanColumns
 from gecscope.types import Edit, Tokens
 
 # --------------------------------------------------------------------------- the prompts
@@ -314,20 +314,9 @@ class JointJudgement:
         return [[[sign(a, b) for b in row] for a in row] for row in self.scores]
 
 
-class MeanCounts(CountsPath):
-    """The mean score is sum / count: two summable columns."""
-
-    def resample_counts(self, stats: Sequence[int]) -> Any:
-        import numpy as np
-
-        return np.array([[[float(s), 1.0]] for s in stats], dtype=float).reshape(-1, 1, 2)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        import numpy as np
-
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = np.where(totals[..., 1] > 0, totals[..., 0] / totals[..., 1], 0.0)
-        return {"score": mean, "sentences": totals[..., 1]}
+def mean_columns() -> MeanColumns:
+    """The corpus score is the mean of the sentence scores (one column, and the count)."""
+    return MeanColumns(("score",), lambda stats: [(float(s),) for s in stats], count_type=int)
 
 
 class LLMJudgeMetric(Metric[int]):
@@ -415,15 +404,15 @@ class LLMJudgeMetric(Metric[int]):
         return [scores[0] for scores in self._ask(requests, what)]
 
     def aggregate(self, stats: Sequence[int]) -> Score:
-        mean = sum(stats) / len(stats) if stats else 0.0
-        return Score(self.name, mean, {"score": mean, "sentences": len(stats)}, main="score",
+        fields = mean_columns().fields(stats)
+        return Score(self.name, fields["score"], fields, main="score",
                      title=f"mean LLM score (1-5), {self.config.model}")
 
     def sentence_values(self, stats: Sequence[int]) -> list[float]:
         return [float(s) for s in stats]
 
-    def resampling(self) -> MeanCounts:
-        return MeanCounts()
+    def resampling(self) -> MeanColumns:
+        return mean_columns()
 
     def options(self) -> dict[str, Any]:
         out = super().options()

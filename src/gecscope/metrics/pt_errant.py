@@ -47,7 +47,7 @@ from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.errant import ErrantCounts
 from gecscope.metrics.selection import corpus_greedy, per_sentence
-from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
+from gecscope.stats.fastpath import CountsPath, MeanColumns, _np, prf_arrays
 from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens
 
@@ -232,38 +232,18 @@ class _PTBase:
         return out
 
 
-def _mean_score(metric: str, beta: float, rows: Sequence[tuple[float, float, float]]
-                ) -> Score:
-    """``level=sentence``: the means of the sentence P, R and F."""
-    n = len(rows)
-    p = sum(r[0] for r in rows) / n if n else 0.0
-    r_ = sum(r[1] for r in rows) / n if n else 0.0
-    f = sum(r[2] for r in rows) / n if n else 0.0
-    fname = f"F{beta:g}"
-    return Score(metric, f, {fname: f, "P": p, "R": r_, "sentences": n}, main=fname,
-                 title="mean sentence score")
+def _mean_columns(rows: Callable[[Sequence[Any]], list[tuple[float, float, float]]],
+                  beta: float) -> MeanColumns:
+    """``level=sentence``: the means of the sentence F, P and R (``rows`` gives P, R, F)."""
+    return MeanColumns((f"F{beta:g}", "P", "R"),
+                       lambda stats: [(f, p, r) for p, r, f in rows(stats)], count_type=int)
 
 
-class _SentenceMeanCounts(CountsPath):
-    """Resampling for ``level=sentence``: each sentence's chosen (P, R, F) plus a count."""
-
-    def __init__(self, rows: Callable[[Sequence[Any]], list[tuple[float, float, float]]],
-                 beta: float) -> None:
-        self.rows = rows
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[Any]) -> Any:
-        np = _np()
-        return np.array([[[p, r, f, 1.0]] for p, r, f in self.rows(stats)],
-                        dtype=float).reshape(len(stats), 1, 4)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        np = _np()
-        t = np.asarray(totals, dtype=float)
-        n = t[..., 3]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = [np.where(n > 0, t[..., k] / n, 0.0) for k in range(3)]
-        return {self.fname: mean[2], "P": mean[0], "R": mean[1], "sentences": n}
+def _mean_score(metric: str, columns: MeanColumns, stats: Sequence[Any]) -> Score:
+    """The ``level=sentence`` score of ``stats``."""
+    fields = columns.fields(stats)
+    fname = columns.names[0]
+    return Score(metric, fields[fname], fields, main=fname, title="mean sentence score")
 
 
 # --------------------------------------------------------------------------- PT-ERRANT
@@ -371,7 +351,7 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
     def aggregate(self, stats: Sequence[PTErrantStats]) -> Score:
         beta = self.config.beta
         if self.config.level == "sentence":
-            return _mean_score(self.name, beta, self.sentence_rows(stats))
+            return _mean_score(self.name, _mean_columns(self.sentence_rows, beta), stats)
         tp = fp = fn = 0.0
         n_tp = n_fp = n_fn = 0
         for c in self.select(stats):
@@ -389,7 +369,7 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
 
     def resampling(self) -> CountsPath:
         if self.config.level == "sentence":
-            return _SentenceMeanCounts(self.sentence_rows, self.config.beta)
+            return _mean_columns(self.sentence_rows, self.config.beta)
         return _ErrantWeightedCounts(self.config.beta)
 
 
@@ -590,7 +570,7 @@ class PTM2Metric(_PTBase, Metric[PTM2Stats]):
     def aggregate(self, stats: Sequence[PTM2Stats]) -> Score:
         beta = self.config.beta
         if self.config.level == "sentence":
-            return _mean_score(self.name, beta, self.sentence_rows(stats))
+            return _mean_score(self.name, _mean_columns(self.sentence_rows, beta), stats)
         cor = pro = gol = 0.0
         n = [0, 0, 0]
         for c in self.select(stats):
@@ -609,7 +589,7 @@ class PTM2Metric(_PTBase, Metric[PTM2Stats]):
 
     def resampling(self) -> CountsPath:
         if self.config.level == "sentence":
-            return _SentenceMeanCounts(self.sentence_rows, self.config.beta)
+            return _mean_columns(self.sentence_rows, self.config.beta)
         return _M2WeightedCounts(self.config.beta)
 
 

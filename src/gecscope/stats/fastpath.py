@@ -10,7 +10,7 @@ same tie-breaking); the tests compare the two on CoNLL-2014. This module imports
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -64,6 +64,55 @@ class CountsPath(ABC):
 
     def select_counts(self, totals: Any) -> Any | None:
         return None
+
+
+class MeanColumns(CountsPath):
+    """The one fast path (and corpus fields) of a metric whose corpus score is the mean, or
+    with ``total=True`` the sum, of per-sentence columns.
+
+    ``rows(stats)`` gives each sentence's values, in the order of ``names``. :meth:`fields` is
+    what ``aggregate`` reports (Python sums in corpus order, the count as ``count_type``);
+    resampling sums the same rows plus a count of 1 per sentence and divides by the count, so
+    both derive from the one column list.
+    """
+
+    def __init__(self, names: Sequence[str],
+                 rows: Callable[[Sequence[Any]], Sequence[Sequence[float]]], *,
+                 total: bool = False, count: str = "sentences",
+                 count_type: Callable[[int], Any] = float) -> None:
+        self.names = tuple(names)
+        self.rows = rows
+        self.total = total
+        self.count = count
+        self.count_type = count_type
+
+    def fields(self, stats: Sequence[Any]) -> dict[str, Any]:
+        """The corpus fields: each column's mean (0 on an empty corpus) or sum, and the count."""
+        rows = self.rows(stats)
+        n = len(rows)
+        out: dict[str, Any] = {}
+        for k, name in enumerate(self.names):
+            s = sum((row[k] for row in rows), 0.0)
+            out[name] = s if self.total else (s / n if n else 0.0)
+        out[self.count] = self.count_type(n)
+        return out
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        width = len(self.names) + 1
+        rows = [[*row, 1.0] for row in self.rows(stats)]
+        return np.array(rows, dtype=float).reshape(len(stats), 1, width)
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        np = _np()
+        t = np.asarray(totals, dtype=float)
+        n = t[..., len(self.names)]
+        out: dict[str, Any] = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k, name in enumerate(self.names):
+                out[name] = t[..., k] if self.total else np.where(n > 0, t[..., k] / n, 0.0)
+        out[self.count] = n
+        return out
 
 
 def prf_arrays(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[Any, Any, Any]:

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.learned import models as lm
-from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.stats.fastpath import MeanColumns
 
 MODEL_OPTIONS = ("model_qe", "model_se")
 
@@ -40,25 +40,6 @@ class IMPARAStats:
 
     qe: float
     sim: float
-
-
-class IMPARACounts(CountsPath):
-    """Resampling path: the corpus score is a mean; the columns are the sentence score, the
-    quality estimate, the similarity, whether the sentence was gated, and 1."""
-
-    def __init__(self, metric: IMPARAMetric) -> None:
-        self.metric = metric
-
-    def resample_counts(self, stats: Sequence[IMPARAStats]) -> Any:
-        np = _np()
-        rows = [[self.metric.sentence_score(s), s.qe, s.sim, float(self.metric.gated(s)), 1.0]
-                for s in stats]
-        return np.array(rows, dtype=float).reshape(len(stats), 1, 5)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        n = totals[..., 4]
-        return {"IMPARA": totals[..., 0] / n, "QE": totals[..., 1] / n,
-                "similarity": totals[..., 2] / n, "gated": totals[..., 3] / n, "sentences": n}
 
 
 class IMPARAMetric(Metric[IMPARAStats]):
@@ -190,24 +171,22 @@ class IMPARAMetric(Metric[IMPARAStats]):
     def sentence_score(self, s: IMPARAStats) -> float:
         return 0.0 if self.gated(s) else s.qe
 
+    def columns(self) -> MeanColumns:
+        """The corpus score is a mean: the sentence score, the quality estimate, the
+        similarity and whether the sentence was gated, per sentence."""
+        return MeanColumns(("IMPARA", "QE", "similarity", "gated"), lambda stats: [
+            (self.sentence_score(s), s.qe, s.sim, float(self.gated(s))) for s in stats])
+
     def aggregate(self, stats: Sequence[IMPARAStats]) -> Score:
-        n = len(stats)
-
-        def mean(xs: list[float]) -> float:
-            return sum(xs) / n if n else 0.0
-
-        value = mean([self.sentence_score(s) for s in stats])
-        fields = {"IMPARA": value, "QE": mean([s.qe for s in stats]),
-                  "similarity": mean([s.sim for s in stats]),
-                  "gated": mean([float(self.gated(s)) for s in stats]), "sentences": float(n)}
-        return Score(self.name, value, fields, main="IMPARA",
+        fields = self.columns().fields(stats)
+        return Score(self.name, fields["IMPARA"], fields, main="IMPARA",
                      display=("IMPARA", "QE", "similarity", "gated"))
 
     def sentence_values(self, stats: Sequence[IMPARAStats]) -> list[float]:
         return [self.sentence_score(s) for s in stats]
 
-    def resampling(self) -> IMPARACounts:
-        return IMPARACounts(self)
+    def resampling(self) -> MeanColumns:
+        return self.columns()
 
     def signature_extras(self) -> dict[str, str]:
         return {**lm.weight_hashes(self.config, MODEL_OPTIONS), **lm.library_versions()}

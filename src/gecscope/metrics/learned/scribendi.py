@@ -47,7 +47,7 @@ from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.learned import models as lm
 from gecscope.metrics.learned.fuzzy import levenshtein_ratio, token_sort_ratio
 from gecscope.progress import tick
-from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.stats.fastpath import MeanColumns
 
 __all__ = ["ScribendiMetric", "ScribendiStats", "sentence_score"]
 
@@ -84,19 +84,11 @@ def sentence_score(source: str, hypothesis: str, ppl_source: float, ppl_hypothes
                           tsr, ldr)
 
 
-class ScribendiCounts(CountsPath):
-    """Resampling path: the score is a sum; columns are the sentence score and one count per
-    outcome."""
-
-    def resample_counts(self, stats: Sequence[ScribendiStats]) -> Any:
-        np = _np()
-        return np.array([[s.score, s.score == 1, s.score == 0, s.score == -1] for s in stats],
-                        dtype=float).reshape(len(stats), 1, 4)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        return {"scribendi": totals[..., 0], "accepted": totals[..., 1],
-                "unchanged": totals[..., 2], "rejected": totals[..., 3],
-                "sentences": totals[..., 1] + totals[..., 2] + totals[..., 3]}
+def sum_columns() -> MeanColumns:
+    """The Scribendi score is a sum: the sentence score and one count per outcome."""
+    return MeanColumns(("scribendi", "accepted", "unchanged", "rejected"), lambda stats: [
+        (float(s.score), float(s.score == 1), float(s.score == 0), float(s.score == -1))
+        for s in stats], total=True)
 
 
 class ScribendiMetric(Metric[ScribendiStats]):
@@ -216,21 +208,15 @@ class ScribendiMetric(Metric[ScribendiStats]):
                                 [" ".join(t) for t in hyp.tokens], progress=True)
 
     def aggregate(self, stats: Sequence[ScribendiStats]) -> Score:
-        counts = {1: 0, 0: 0, -1: 0}
-        for s in stats:
-            counts[s.score] += 1
-        total = float(counts[1] - counts[-1])
-        fields = {"scribendi": total, "accepted": float(counts[1]),
-                  "unchanged": float(counts[0]), "rejected": float(counts[-1]),
-                  "sentences": float(len(stats))}
-        return Score(self.name, total, fields, main="scribendi",
+        fields = sum_columns().fields(stats)
+        return Score(self.name, fields["scribendi"], fields, main="scribendi",
                      display=("scribendi", "accepted", "unchanged", "rejected"))
 
     def sentence_values(self, stats: Sequence[ScribendiStats]) -> list[float]:
         return [float(s.score) for s in stats]
 
-    def resampling(self) -> ScribendiCounts:
-        return ScribendiCounts()
+    def resampling(self) -> MeanColumns:
+        return sum_columns()
 
     def signature_extras(self) -> dict[str, str]:
         """The checkpoint and the versions of the libraries that ran it."""

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.learned import models as lm
-from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.stats.fastpath import MeanColumns
 
 #: The annotators' rating scale, which the regressors were trained on.
 SCALE_MIN, SCALE_MAX = 1.0, 4.0
@@ -50,24 +50,6 @@ class SOMEStats:
     g: float
     f: float
     m: float
-
-
-class SOMECounts(CountsPath):
-    """Resampling path: the corpus score is a mean, so the columns are the sentence score, the
-    three sub-scores and a count of 1 per sentence."""
-
-    def __init__(self, metric: SOMEMetric) -> None:
-        self.metric = metric
-
-    def resample_counts(self, stats: Sequence[SOMEStats]) -> Any:
-        np = _np()
-        return np.array([[self.metric.combine(s), s.g, s.f, s.m, 1.0] for s in stats],
-                        dtype=float).reshape(len(stats), 1, 5)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        n = totals[..., 4]
-        return {"SOME": totals[..., 0] / n, "grammaticality": totals[..., 1] / n,
-                "fluency": totals[..., 2] / n, "meaning": totals[..., 3] / n, "sentences": n}
 
 
 class SOMEMetric(Metric[SOMEStats]):
@@ -197,24 +179,21 @@ class SOMEMetric(Metric[SOMEStats]):
         c = self.config
         return c.weight_f * s.f + c.weight_g * s.g + c.weight_m * s.m
 
+    def columns(self) -> MeanColumns:
+        """The corpus score is a mean: the sentence score and the three sub-scores."""
+        return MeanColumns(("SOME", "grammaticality", "fluency", "meaning"), lambda stats: [
+            (self.combine(s), s.g, s.f, s.m) for s in stats])
+
     def aggregate(self, stats: Sequence[SOMEStats]) -> Score:
-        n = len(stats)
-
-        def mean(xs: list[float]) -> float:
-            return sum(xs) / n if n else 0.0
-
-        value = mean([self.combine(s) for s in stats])
-        fields = {"SOME": value, "grammaticality": mean([s.g for s in stats]),
-                  "fluency": mean([s.f for s in stats]), "meaning": mean([s.m for s in stats]),
-                  "sentences": float(n)}
-        return Score(self.name, value, fields, main="SOME",
+        fields = self.columns().fields(stats)
+        return Score(self.name, fields["SOME"], fields, main="SOME",
                      display=("SOME", "grammaticality", "fluency", "meaning"))
 
     def sentence_values(self, stats: Sequence[SOMEStats]) -> list[float]:
         return [self.combine(s) for s in stats]
 
-    def resampling(self) -> SOMECounts:
-        return SOMECounts(self)
+    def resampling(self) -> MeanColumns:
+        return self.columns()
 
     def signature_extras(self) -> dict[str, str]:
         return {**lm.weight_hashes(self.config, MODEL_OPTIONS), **lm.library_versions()}
