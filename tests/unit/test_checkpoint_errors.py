@@ -131,3 +131,29 @@ def test_cli_exit_65_without_a_traceback(good: dict[str, Path], tmp_path: Path,
     assert rc == 65
     assert f"{d / 'model.safetensors'}: truncated or damaged safetensors file" in err
     assert "Traceback" not in err
+
+
+def unsafe_pickle(good: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of ``good`` whose weights are a pickle that would run code; and its marker."""
+    d = tampered(good, tmp_path)
+    (d / "model.safetensors").unlink()
+    marker = tmp_path / "code-ran"
+    with (d / "pytorch_model.bin").open("wb") as fh:
+        pickle.dump({"embeddings.word_embeddings.weight": RunsCode(marker)}, fh)
+    return d, marker
+
+
+@pytest.mark.parametrize("encoder", ["bertscore", "cleme-similarity"])
+def test_bertscore_encoders_name_the_refused_file(good: dict[str, Path], tmp_path: Path,
+                                                  encoder: str) -> None:
+    """BERTScore (pterrant) and CLEME's similarity weighting pass their model directory to the
+    offline loader, so the error names the pickle, not 'the checkpoint being loaded'."""
+    from gecscope.metrics.bertscore import BERTScorer
+    from gecscope.metrics.cleme.weights import BERTScoreF1
+
+    d, marker = unsafe_pickle(good["encoder"], tmp_path)
+    load = BERTScorer if encoder == "bertscore" else BERTScoreF1
+    with pytest.raises(FormatError, match="not a safe checkpoint") as info:
+        load(str(d))
+    assert info.value.path == str(d / "pytorch_model.bin")
+    assert not marker.exists()

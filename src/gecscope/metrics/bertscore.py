@@ -157,7 +157,7 @@ class BERTScorer:
             model or DEFAULT_MODEL))
         from gecscope._hf import offline
 
-        with offline(transformers):
+        with offline(transformers, self.path):
             try:
                 # bert-score loads the slow (Python) tokenizer; transformers 5 has only one kind
                 self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, use_fast=False)

@@ -99,7 +99,7 @@ class BERTScoreF1:
         path = model if model and model != DEFAULT_SIM_MODEL else default_model_path()
         from gecscope._hf import offline
 
-        with offline(transformers):
+        with offline(transformers, path):
             try:
                 self.tokenizer = transformers.AutoTokenizer.from_pretrained(path)
                 self.model = transformers.AutoModel.from_pretrained(path)
