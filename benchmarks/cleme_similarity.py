@@ -17,6 +17,7 @@ from pathlib import Path
 from gecscope.formats.m2 import read_m2
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, similarity_scorer
+from gecscope.metrics.cleme.metric import MODELS
 from gecscope.types import Corpus
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "conll14" / "errant"
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     metric = CLEME2Metric(weighting="similarity", sim_model=args.model, sim_layer=args.layer)
     t0 = time.perf_counter()
-    scorer = similarity_scorer(metric.config, data.cache)
+    scorer = similarity_scorer(metric.config, data.slot(MODELS, dict))
     load = time.perf_counter() - t0
     t1, c1 = time.perf_counter(), time.process_time()
     stats = metric.sentence_stats(data, hyp)

@@ -177,7 +177,7 @@ def main() -> None:
 
     from gecscope.data import EvalData, Hypothesis
     from gecscope.metrics.bertscore import BERTScorer
-    from gecscope.metrics.pt_errant import PTErrantMetric, PTM2Metric
+    from gecscope.metrics.pt_errant import SCORERS, PTErrantMetric, PTM2Metric
 
     src, refs, hyps = load(args.n, args.systems, args.seeda)
     print(f"{len(src)} sentences, {len(refs)} references, {len(hyps)} systems")
@@ -189,7 +189,7 @@ def main() -> None:
     print(f"encoder {path} layer {layer}; gecscope load + reference edits: {c}")
     metric = PTErrantMetric(model=args.model, layer=layer)
     gold = EvalData.from_m2(Corpus(load_gold().sentences[:len(src)]))  # PT-M2: the official M2
-    gold.cache = data.cache  # the same encoder
+    gold.put(SCORERS, data.slot(SCORERS, dict))  # the same encoder
     ours: dict[str, Any] = {}
     ptm2: dict[str, tuple[float, float]] = {}
     total = Clock()

@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "EvalData": "gecscope.data",
     "Hypothesis": "gecscope.data",
-    "InputWarning": "gecscope.data",
+    "InputWarning": "gecscope.errors",
     "evaluate": "gecscope.evaluation",
     "Score": "gecscope.metrics.base",
     "Metric": "gecscope.metrics.base",

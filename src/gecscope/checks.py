@@ -1,15 +1,19 @@
 """Input checks that cannot be errors but often mean a wrong number: warnings for the CLI.
 
 Each function returns a message (or None); the caller decides where it goes (the CLI prints
-``gecscope: warning: ...`` on stderr). Standard library only.
+``gecscope: warning: ...`` on stderr; :func:`gecscope.evaluate` warns with
+:class:`~gecscope.errors.InputWarning`). :func:`input_warnings` is the one place they are
+gathered for an evaluation's inputs.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
+from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.types import Tokens
 
 # a word with sentence punctuation glued on ("apple.", "However,"), or a clitic not split off
@@ -95,3 +99,63 @@ def type_set_warning(system: str, reference_types: Sequence[str],
             f"{scheme(hypothesis_types, hyp)}, so the per-type "
             "table is meaningless; re-annotate the references with ERRANT first: "
             "gecscope annotate --retype REF.m2 --output REF.errant.m2 (errant_m2 -auto)")
+
+
+#: zero-width characters: invisible, yet each one makes a token differ from the source's
+ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def _plain_form(tokens: Sequence[str]) -> tuple[str, ...]:
+    return tuple(unicodedata.normalize("NFC", " ".join(tokens)).translate(ZERO_WIDTH).split())
+
+
+def unicode_form_warning(name: str, hypothesis: Sequence[Tokens], sources: Sequence[Tokens],
+                         path: str | None = None) -> str | None:
+    """A warning when hypothesis lines differ from their source by Unicode form alone
+    (composed vs decomposed characters, NFC/NFD) or by zero-width characters: each such
+    difference is an edit to every metric, though no reader sees one. Numbers are not
+    changed; the message says how many lines, and the first."""
+    only = other = 0
+    first: int | None = None
+    for i, (h, s) in enumerate(zip(hypothesis, sources, strict=False)):
+        if h == s:
+            continue
+        if _plain_form(h) == _plain_form(s):
+            only += 1
+        elif _plain_form(s) == tuple(s) and any(_plain_form((t,)) != (t,) for t in h):
+            other += 1  # a correction written in another form than the source's
+        else:
+            continue
+        first = i + 1 if first is None else first
+    if not only and not other:
+        return None
+    return (f"{name}{f' ({path})' if path else ''}: {only + other} line(s) differ from the "
+            "source by Unicode normalisation (NFC/NFD forms) or zero-width characters "
+            f"({only} only by that, {other} beside their corrections; first: line {first}); "
+            "every such difference counts as an edit; normalise the file (e.g. to NFC, "
+            "without zero-width characters) if that is not meant")
+
+
+#: :func:`glued_share` of the first reference set.
+GLUED_SHARE: Slot[float] = Slot(__name__, "GLUED_SHARE")
+
+
+def input_warnings(data: EvalData, hyps: Sequence[Hypothesis]) -> list[str]:
+    """What looks wrong in inputs that can still be scored, one message each: a detokenised
+    hypothesis against tokenised references, a hypothesis M2 with several annotators, lines
+    that differ from the source by Unicode form only. The one place these are detected:
+    :func:`gecscope.evaluate` emits them as :class:`InputWarning`, the CLI prints them."""
+    ref_annotators = data.m2.annotators if data.m2 is not None else ()
+    ref_share = None
+    if data.has_references and data.references:  # once per EvalData, not per call
+        ref_share = data.slot(GLUED_SHARE, lambda: glued_share(data.references[0]))
+    out: list[str] = []
+    for h in hyps:
+        found = []
+        if h.m2 is not None:
+            found.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
+        if ref_share is not None:
+            found.append(tokenisation_warning(h.name, h.tokens, ref_share))
+        found.append(unicode_form_warning(h.name, h.tokens, data.sources, h.path))
+        out.extend(w for w in found if w)
+    return out

@@ -2,7 +2,8 @@
 (:class:`Hypothesis`), from files or from memory, checked on the way in.
 
 Everything a metric derives from them (ERRANT edits, chunk partitions, parses) is cached by
-*content*: reference-level data in :attr:`EvalData.cache`, hypothesis-level data under the
+*content*: reference-level data in typed :class:`Slot` s declared by the component that fills
+them (:meth:`EvalData.slot`), hypothesis-level data under the
 hypothesis' content digest (:attr:`Hypothesis.key`) in a small least-recently-used store. A
 training loop that builds a fresh ``Hypothesis`` for every checkpoint therefore never gets
 another checkpoint's numbers back, and memory stays bounded however long the loop runs.
@@ -15,299 +16,70 @@ raw text the way ``errant_parallel -tok`` does, ``"chars"`` splits into characte
 from __future__ import annotations
 
 import hashlib
-import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from gecscope.errors import ConfigError, FormatError, LengthMismatchError
-from gecscope.types import Corpus, Sentence, Tokens
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.languages import Language
+from gecscope.errors import ConfigError, FormatError, InputWarning, LengthMismatchError
+from gecscope.formats.m2 import format_sentence, parse_m2
+from gecscope.formats.parallel import parse_parallel
+from gecscope.formats.plain import read_tokens, split_tokens
+from gecscope.formats.references import ReferenceFile, read_hypothesis_text, read_references
+from gecscope.languages import (
+    Language,
+    Tokeniser,
+    annotate_rows,
+    as_language,
+    check_token_lists,
+    path_hint,
+    tokenise_texts,
+)
+from gecscope.types import Corpus, Tokens
 
 T = TypeVar("T")
 
-#: How strings become tokens: a named scheme or a function from a string to its tokens.
-Tokeniser = str | Callable[[str], Sequence[str]]
-TOKENISERS = ("whitespace", "spacy", "chars")
-
 #: Hypotheses whose derived data :class:`EvalData` keeps (least recently used dropped first).
 DERIVED_CACHE_SIZE = 16
-#: Reference-level cache entries that travel with an :class:`EvalData` to worker processes:
-#: plain data that is costly to rebuild (parsed gold XML, ERRANT-annotated references).
-PORTABLE_CACHE = frozenset({"imeasure-gold", "reference-edits"})
 
 
-def looks_like_m2(text: str) -> bool:
-    """True when the first non-blank line of ``text`` starts with ``S `` (M2): a first look
-    only; :func:`sniff_format` decides from the whole file."""
-    for line in text.split("\n"):
-        if line.strip():
-            return line.startswith("S ") or line == "S"
-    return False
+class Slot(Generic[T]):
+    """A piece of reference-level derived data of an :class:`EvalData`, declared (as a
+    module-level constant) by the component that fills it, saying whether it travels to
+    worker processes (``portable``: plain data that is costly to rebuild) and how a sentence
+    range cuts it (``cut(value, start, stop)``; without one, :meth:`EvalData.subset` starts
+    without it). A slot is pickled by reference (its module and name), so a worker finds the
+    same slot object."""
+
+    def __init__(self, module: str, name: str, *, portable: bool = False,
+                 cut: Callable[[T, int, int], T] | None = None) -> None:
+        self.module, self.name, self.portable, self.cut = module, name, portable, cut
+
+    def __repr__(self) -> str:
+        return f"Slot({self.module}.{self.name})"
+
+    def __reduce__(self) -> tuple[Callable[[str, str], Slot[Any]], tuple[str, str]]:
+        return _declared_slot, (self.module, self.name)
 
 
-class InputWarning(UserWarning):
-    """An input that is read and scored, but probably not as meant (a detokenised hypothesis,
-    an M2 with several annotators, differences of Unicode form only, a format guess). The
-    Python API emits it with :func:`warnings.warn`; the CLI prints the same text."""
+def _declared_slot(module: str, name: str) -> Slot[Any]:
+    import importlib
+
+    slot = getattr(importlib.import_module(module), name)
+    assert isinstance(slot, Slot), (module, name)
+    return slot
 
 
-#: What a hypothesis file can be read as; ``auto`` decides from the whole file (see
-#: :func:`sniff_format`).
-HYPOTHESIS_FORMATS = ("auto", "plain", "m2", "parallel")
+def _cut_corpus(corpus: Corpus, start: int, stop: int) -> Corpus:
+    return Corpus(corpus.sentences[start:stop], corpus.path)
 
 
-def sniff_format(text: str) -> tuple[str, str | None]:
-    """The format of a file's ``text`` (``"m2"``, ``"parallel"`` or ``"plain"``) and a note
-    when its first line suggested another one.
-
-    A format is taken only when the whole file looks like it: M2 when every non-blank line is
-    an ``S``, ``A`` or ChERRANT ``T`` line (with ``A``/``T`` lines, or blank lines between
-    the ``S`` lines), parallel when every non-blank line has two TABs or more. A file most of
-    whose lines fit is still that format, so its parser names the line that does not (a
-    damaged M2 must not be scored as text). A plain file whose first line merely looks like
-    a format (a sentence starting ``S ``, or with two TABs) is plain text, with a note."""
-    from gecscope.formats.m2 import CHERRANT_TARGET
-
-    lines = text.split("\n")
-    content = [(i, ln) for i, ln in enumerate(lines, start=1) if ln.strip()]
-    if not content:
-        return "plain", None
-    first = content[0][1]
-    if first.startswith("S ") or first == "S":
-        kinds = []
-        for i, ln in content:
-            if ln.startswith("S ") or ln == "S":
-                kinds.append("S")
-            elif ln.startswith(("A ", "A\t")) or CHERRANT_TARGET.match(ln):
-                kinds.append("A")
-            else:
-                kinds.append("")
-        fit = sum(1 for k in kinds if k)
-        edits = "A" in kinds
-        glued = any(kinds[j] == "S" and content[j][0] == content[j - 1][0] + 1
-                    for j in range(1, len(content)))
-        if fit == len(content) and (edits or not glued):
-            return "m2", None
-        if edits and 2 * fit > len(content):
-            return "m2", None
-        bad = next((i for (i, _), k in zip(content, kinds, strict=True) if not k), None)
-        why = (f"line {bad} is not an S, A or T line" if bad is not None
-               else "it has no A lines and no blank lines between its S lines")
-        return "plain", (f"read as plain text, although line {content[0][0]} starts like M2 "
-                         f"('S ...'): {why}")
-    if first.count("\t") >= 2:
-        fit = sum(1 for _, ln in content if ln.count("\t") >= 2)
-        if 2 * fit > len(content):
-            return "parallel", None
-        bad = next(i for i, ln in content if ln.count("\t") < 2)
-        return "plain", (f"read as plain text, although line {content[0][0]} has TABs like "
-                         f"the parallel format (id<TAB>source<TAB>output): line {bad} has "
-                         "fewer than two")
-    return "plain", None
-
-
-# --------------------------------------------------------------------------- tokenisation
-
-
-def _spacy_tokeniser() -> Callable[[str], Sequence[str]]:
-    from gecscope.alignment.errant import load_nlp
-
-    nlp = load_nlp()
-    return lambda text: [t.text for t in nlp.tokenizer(text)]
-
-
-def tokeniser(spec: Tokeniser) -> Callable[[str], Sequence[str]]:
-    """The function behind a tokenisation choice (``whitespace``, ``spacy``, ``chars`` or a
-    callable)."""
-    if callable(spec):
-        return spec
-    if spec == "whitespace":
-        return str.split
-    if spec == "chars":
-        return lambda text: [c for c in text if not c.isspace()]
-    if spec == "spacy":
-        return _spacy_tokeniser()
-    raise ConfigError(f"unknown tokenisation {spec!r}; choose one of {', '.join(TOKENISERS)} "
-                      "or pass a function from a string to its tokens")
-
-
-def tokenisation_name(spec: Tokeniser) -> str:
-    """The name a signature records for a tokenisation choice."""
-    return spec if isinstance(spec, str) else getattr(spec, "__name__", "custom")
-
-
-def path_hint(value: Any, loader: str) -> str | None:
-    """When ``value`` is a file path (a :class:`~pathlib.Path`, or a one-line string naming
-    an existing file) given where sentences are expected, a message saying so and naming
-    ``loader``, the function that reads such a file; else ``None``."""
-    import os
-
-    if isinstance(value, os.PathLike):
-        path = os.fspath(value)
-    elif isinstance(value, str) and "\n" not in value and value.strip() and len(value) < 4096:
-        try:
-            is_file = os.path.isfile(value)
-        except (OSError, ValueError):
-            is_file = False
-        if not is_file:
-            return None
-        path = value
-    else:
-        return None
-    return (f"a file path ({path!r}), not sentences; read the file with {loader}, or pass "
-            "a list of strings")
-
-
-def _check_texts(texts: Any, what: str, loader: str = "Hypothesis.from_file(path)") -> list[str]:
-    """``texts`` as a list of strings, or a TypeError that says what was given instead (a
-    file path is pointed at ``loader``)."""
-    hint = path_hint(texts, loader)
-    if hint:
-        raise TypeError(f"{what}: {hint}")
-    if isinstance(texts, str | bytes):
-        raise TypeError(f"{what} must be a list of sentences (one string each), not a single "
-                        "string; split it into lines first")
-    try:
-        items = list(texts)
-    except TypeError:
-        raise TypeError(f"{what} must be a list of strings, not {type(texts).__name__}") from None
-    for i, t in enumerate(items):
-        if not isinstance(t, str):
-            kind = "a token list" if isinstance(t, list | tuple) else type(t).__name__
-            raise TypeError(f"{what}: sentence {i + 1} is {kind}, not a string; pass strings "
-                            "here, or pre-tokenised sentences to the token-list constructor")
-    return items
-
-
-def tokenise_texts(texts: Sequence[str], tokenise: Tokeniser = "whitespace",
-                   what: str = "texts", loader: str = "Hypothesis.from_file(path)"
-                   ) -> list[Tokens]:
-    """Tokenise a list of sentences (checked to be strings; a file path is a TypeError that
-    names ``loader``)."""
-    items = _check_texts(texts, what, loader)
-    fn = tokeniser(tokenise)
-    return [tuple(fn(t)) for t in items]
-
-
-def check_token_lists(sentences: Any, what: str) -> tuple[Tokens, ...]:
-    """Pre-tokenised sentences as tuples, refusing strings where token lists are expected (a
-    string would otherwise be read character by character)."""
-    if isinstance(sentences, str | bytes):
-        raise TypeError(f"{what} must be a list of token lists, not a string")
-    out = []
-    for i, s in enumerate(sentences):
-        if isinstance(s, str):
-            raise TypeError(
-                f"{what}: sentence {i + 1} is a string, not a token list; build it from "
-                "strings with from_texts(..., tokenise='whitespace' | 'spacy' | 'chars')")
-        toks = tuple(s)
-        for t in toks:
-            if not isinstance(t, str):
-                raise TypeError(f"{what}: sentence {i + 1} holds {type(t).__name__}, expected "
-                                "string tokens")
-        out.append(toks)
-    return tuple(out)
-
-
-def as_language(lang: Language | str | None) -> Language:
-    """``lang`` as a :class:`~gecscope.languages.Language` (a code gets its defaults)."""
-    from gecscope.languages import ENGLISH, Language, language
-
-    if lang is None:
-        return ENGLISH
-    if isinstance(lang, Language):
-        return lang
-    if isinstance(lang, str):
-        return language(lang)
-    raise TypeError(f"lang must be a language code or a Language, not {type(lang).__name__}")
-
-
-def annotate_rows(lang: Language, rows: Sequence[tuple[str, Sequence[str]]]) -> tuple[
-        Sentence, ...]:
-    """Sentences from raw ``(source, targets)`` rows (any number of targets per row), the
-    edits found by ``lang``'s extractor; ChERRANT's annotator sees the raw text, as the tool."""
-    if lang.extractor == "cherrant":
-        from gecscope.alignment.cherrant import CherrantAnnotator
-
-        ann = lang.annotator()
-        assert isinstance(ann, CherrantAnnotator)
-        return tuple(ann.annotate(src, targets).sentence() for src, targets in rows)
-    fn = lang.tokeniser()
-    annotator = lang.annotator()
-    out = []
-    for src, targets in rows:
-        corpus = annotator.annotate_corpus([fn(src)], [[fn(t)] for t in targets])
-        out.append(corpus.sentences[0])
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------- input warnings
-
-#: zero-width characters: invisible, yet each one makes a token differ from the source's
-ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
-
-
-def _plain_form(tokens: Sequence[str]) -> tuple[str, ...]:
-    import unicodedata
-
-    return tuple(unicodedata.normalize("NFC", " ".join(tokens)).translate(ZERO_WIDTH).split())
-
-
-def unicode_form_warning(name: str, hypothesis: Sequence[Tokens], sources: Sequence[Tokens],
-                         path: str | None = None) -> str | None:
-    """A warning when hypothesis lines differ from their source by Unicode form alone
-    (composed vs decomposed characters, NFC/NFD) or by zero-width characters: each such
-    difference is an edit to every metric, though no reader sees one. Numbers are not
-    changed; the message says how many lines, and the first."""
-    only = other = 0
-    first: int | None = None
-    for i, (h, s) in enumerate(zip(hypothesis, sources, strict=False)):
-        if h == s:
-            continue
-        if _plain_form(h) == _plain_form(s):
-            only += 1
-        elif _plain_form(s) == tuple(s) and any(_plain_form((t,)) != (t,) for t in h):
-            other += 1  # a correction written in another form than the source's
-        else:
-            continue
-        first = i + 1 if first is None else first
-    if not only and not other:
-        return None
-    return (f"{name}{f' ({path})' if path else ''}: {only + other} line(s) differ from the "
-            "source by Unicode normalisation (NFC/NFD forms) or zero-width characters "
-            f"({only} only by that, {other} beside their corrections; first: line {first}); "
-            "every such difference counts as an edit; normalise the file (e.g. to NFC, "
-            "without zero-width characters) if that is not meant")
-
-
-def input_warnings(data: EvalData, hyps: Sequence[Hypothesis]) -> list[str]:
-    """What looks wrong in inputs that can still be scored, one message each: a detokenised
-    hypothesis against tokenised references, a hypothesis M2 with several annotators, lines
-    that differ from the source by Unicode form only. The one place these are detected:
-    :func:`gecscope.evaluate` emits them as :class:`InputWarning`, the CLI prints them."""
-    from gecscope.checks import glued_share, m2_role_warning, tokenisation_warning
-
-    ref_annotators = data.m2.annotators if data.m2 is not None else ()
-    ref_share = None
-    if data.has_references and data.references:
-        if "reference-glued-share" not in data.cache:  # once per EvalData, not per call
-            data.cache["reference-glued-share"] = glued_share(data.references[0])
-        ref_share = data.cache["reference-glued-share"]
-    out: list[str] = []
-    for h in hyps:
-        found = []
-        if h.m2 is not None:
-            found.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
-        if ref_share is not None:
-            found.append(tokenisation_warning(h.name, h.tokens, ref_share))
-        found.append(unicode_form_warning(h.name, h.tokens, data.sources, h.path))
-        out.extend(w for w in found if w)
-    return out
+#: The references annotated with the language's extractor (plain-text references).
+REFERENCE_EDITS: Slot[Corpus] = Slot(__name__, "REFERENCE_EDITS", portable=True, cut=_cut_corpus)
+#: A hypothesis' edits (kept per hypothesis, by content; they travel to workers).
+HYPOTHESIS_EDITS: Slot[Corpus] = Slot(__name__, "HYPOTHESIS_EDITS")
 
 
 # --------------------------------------------------------------------------- hypothesis
@@ -391,8 +163,6 @@ class Hypothesis:
             h.update("\x1f".join(toks).encode("utf-8", "surrogatepass"))
             h.update(b"\n")
         if self.m2 is not None:
-            from gecscope.formats.m2 import format_sentence
-
             h.update(b"\x00m2")
             for s in self.m2:
                 h.update(format_sentence(s).encode("utf-8", "surrogatepass"))
@@ -427,24 +197,9 @@ class Hypothesis:
         source column and ids: score it through :func:`gecscope.evaluate` (or
         :meth:`EvalData.align`), which matches its rows to the references' by id and checks
         every source."""
-        import warnings
-
-        from gecscope.formats.base import read_text
-        from gecscope.formats.m2 import parse_m2
-        from gecscope.formats.parallel import parse_parallel
-        from gecscope.formats.plain import split_tokens
-
-        if format not in HYPOTHESIS_FORMATS:
-            raise ConfigError(f"unknown hypothesis format {format!r}; choose one of "
-                              f"{', '.join(HYPOTHESIS_FORMATS)}")
         p = Path(path)
         label = name or ("stdin" if str(path) == "-" else p.stem)
-        text = read_text(path, allow_empty=True)
-        if format == "auto":
-            format, note = sniff_format(text)
-            if note:
-                warnings.warn(f"{path}: {note}; give the format to read it otherwise "
-                              "(--hyp-format, or format= in Python)", InputWarning, stacklevel=2)
+        format, text = read_hypothesis_text(path, format)
         if format == "m2":
             corpus = parse_m2(text, p)
             if expected is not None and len(corpus) != expected:
@@ -506,7 +261,10 @@ class _Derived:
 
     def peek(self, hyp: Hypothesis, key: Any) -> Any:
         """The stored value, or ``None``, without computing or reordering anything."""
-        return self._hyps.get(hyp.key, {}).get(key)
+        return self.peek_key(hyp.key, key)
+
+    def peek_key(self, hyp_key: str, key: Any) -> Any:
+        return self._hyps.get(hyp_key, {}).get(key)
 
     def entries(self, key: Any) -> dict[str, Any]:
         """``{hypothesis key: value}`` of every hypothesis that has ``key``."""
@@ -537,8 +295,9 @@ class EvalData:
         #: the references' sentence ids (a parallel reference file's first column), by which
         #: parallel-format hypotheses are matched to them (:meth:`align`); ``None`` otherwise
         self.ids: tuple[str, ...] | None = None
-        #: Reference-level derived data (parsed gold, annotated references, encoders...).
-        self.cache: dict[str, Any] = {}
+        #: the reference file as read (:func:`~gecscope.formats.references.read_references`)
+        self.reference_file: ReferenceFile | None = None
+        self._slots: dict[Slot[Any], Any] = {}
         self._derived = _Derived(DERIVED_CACHE_SIZE)
 
     def __repr__(self) -> str:
@@ -547,11 +306,11 @@ class EvalData:
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker process needs (pickling): the paths, the parsed references, the
-        reference-level entries of :data:`PORTABLE_CACHE` and every system's extracted edits.
+        portable :class:`Slot` s and every system's extracted edits.
         Models, encoders and per-process memo tables stay behind (a worker builds its own)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("cache", "_derived")}
-        state["cache"] = {k: v for k, v in self.cache.items() if k in PORTABLE_CACHE}
-        state["hyp_edits"] = self._derived.entries("hyp-m2")
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_slots", "_derived")}
+        state["_slots"] = {k: v for k, v in self._slots.items() if k.portable}
+        state["hyp_edits"] = self._derived.entries(HYPOTHESIS_EDITS)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -559,7 +318,7 @@ class EvalData:
         self.__dict__.update(state)
         self._derived = _Derived(max(DERIVED_CACHE_SIZE, len(edits)))
         for key, corpus in edits.items():
-            self._derived.put(key, "hyp-m2", corpus)
+            self._derived.put(key, HYPOTHESIS_EDITS, corpus)
 
     # -- constructors -----------------------------------------------------------------------
 
@@ -660,41 +419,21 @@ class EvalData:
         """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML.
 
         Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
-        metrics can score against it too; the parsed XML stays in the cache for the I-measure.
+        metrics can score against it too; the parsed XML stays in :attr:`reference_file`.
         """
-        from gecscope.formats.base import read_text
-        from gecscope.formats.m2 import parse_m2
-
         if len(self.reference_paths) != 1 or self.reference_paths[0].startswith("<"):
             return None
         path = self.reference_paths[0]
-        text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
-        kind, note = sniff_format(text)
-        if kind == "m2":
-            corpus = parse_m2(text, path)
-            # ChERRANT's M2 lists every target (T lines): a missing k-th one is no reference
-            self.cycle_references = re.search(r"^T\d+", text, re.MULTILINE) is not None
-            return corpus
-        from gecscope.formats.imeasure_xml import gold_to_m2, looks_like_gold, parse_gold
-
-        if looks_like_gold(text):
-            gold = parse_gold(text, path)
-            self.cache["imeasure-gold"] = gold
-            corpus = gold_to_m2(gold)
-            return Corpus(corpus.sentences, path)
-        from gecscope.formats.parallel import parse_parallel
-
-        if self.source_path is None and kind == "parallel":
-            rows = parse_parallel(text, path)
-            self.cycle_references = True
-            ids = tuple(r.id for r in rows)
+        ref = self.reference_file = read_references(path, parallel=self.source_path is None)
+        self.cycle_references = ref.cycle
+        if ref.rows is not None:
+            ids = tuple(r.id for r in ref.rows)
             self.ids = ids if len(set(ids)) == len(ids) else None  # duplicates: by position
-            return Corpus(annotate_rows(self.lang, [(r.source, r.targets) for r in rows]), path)
-        if note and self.source_path is not None:
-            import warnings
-
-            warnings.warn(f"{path}: {note}", InputWarning, stacklevel=2)
-        return None
+            return Corpus(annotate_rows(self.lang, [(r.source, r.targets) for r in ref.rows]),
+                          path)
+        if ref.note and self.source_path is not None:
+            warnings.warn(f"{path}: {ref.note}", InputWarning, stacklevel=2)
+        return ref.m2
 
     def require_m2(self, metric: str) -> Corpus:
         if self.m2 is None:
@@ -704,8 +443,6 @@ class EvalData:
 
     @cached_property
     def sources(self) -> list[Tokens]:
-        from gecscope.formats.plain import read_tokens
-
         if self.m2 is not None:
             return self.m2.sources
         if self.source_path is None:
@@ -721,8 +458,6 @@ class EvalData:
         list every target, and their sentences have different numbers of them (MuCGEC: one
         to seven): there reference ``k`` of a sentence with fewer is its reference
         ``k mod count``, so every reference set is a real correction."""
-        from gecscope.formats.plain import read_tokens
-
         if self.m2 is not None:
             ids = self.m2.annotators
             if not self.cycle_references or all(s.annotators == ids for s in self.m2):
@@ -749,24 +484,21 @@ class EvalData:
         (annotator ``k`` = reference ``k``), computed once."""
         if self.m2 is not None:
             return self.m2
-        key = "reference-edits"
-        if key not in self.cache:
-            if not self.references:
-                raise ConfigError("this metric needs references (none were given)")
-            self.cache[key] = self.lang.annotator().annotate_corpus(self.sources,
-                                                                    self.references)
-        corpus: Corpus = self.cache[key]
-        return corpus
+        if not self.references:
+            raise ConfigError("this metric needs references (none were given)")
+        return self.slot(REFERENCE_EDITS, lambda: self.lang.annotator().annotate_corpus(
+            self.sources, self.references))
 
     def subset(self, start: int, stop: int) -> EvalData:
         """The references of sentences ``start`` to ``stop - 1`` as an in-memory EvalData.
 
-        Scoring a corpus in sentence ranges (Ray, :mod:`gecscope.parallel`) scores each range
+        Scoring a corpus in sentence ranges (Ray, :mod:`gecscope.execution.plan`) scores each range
         against its subset: the sources, the reference sets (as many as the whole corpus has,
         ChERRANT's cycling already applied), the gold M2 or XML and any annotated references
         are the whole's, cut, so every per-sentence statistic is the one the whole gives
         (:attr:`gecscope.metrics.base.Metric.sentence_ranges`). Paths stay for messages and
-        signatures; caches of derived data start empty.
+        signatures; derived data in a :class:`Slot` with a ``cut`` is cut, the rest starts
+        empty.
         """
         n = len(self)
         if not 0 <= start <= stop <= n:
@@ -780,12 +512,27 @@ class EvalData:
         part.__dict__["sources"] = self.sources[start:stop]
         part.__dict__["references"] = ([r[start:stop] for r in self.references]
                                        if self.has_references else [])
-        if "imeasure-gold" in self.cache:
-            part.cache["imeasure-gold"] = self.cache["imeasure-gold"].subset(start, stop)
-        if "reference-edits" in self.cache:
-            edits = self.cache["reference-edits"]
-            part.cache["reference-edits"] = Corpus(edits.sentences[start:stop], edits.path)
+        if self.reference_file is not None:
+            part.reference_file = self.reference_file.subset(start, stop)
+        part._slots = {k: k.cut(v, start, stop) for k, v in self._slots.items() if k.cut}
         return part
+
+    # -- derived data -----------------------------------------------------------------------
+
+    def slot(self, slot: Slot[T], compute: Callable[[], T]) -> T:
+        """The value of ``slot``, computed by ``compute()`` the first time."""
+        if slot not in self._slots:
+            self._slots[slot] = compute()
+        value: T = self._slots[slot]
+        return value
+
+    def peek(self, slot: Slot[T]) -> T | None:
+        """The value of ``slot`` if it has one, else ``None`` (nothing is computed)."""
+        return self._slots.get(slot)
+
+    def put(self, slot: Slot[T], value: T) -> None:
+        """Give ``slot`` a value computed elsewhere (e.g. in worker processes)."""
+        self._slots[slot] = value
 
     # -- hypothesis-derived data ------------------------------------------------------------
 
@@ -807,21 +554,30 @@ class EvalData:
             return self.lang.annotator().annotate_corpus(self.sources, [hyp.tokens],
                                                          progress=tick)
 
-        return self.derived(hyp, "hyp-m2", extract)
+        return self.derived(hyp, HYPOTHESIS_EDITS, extract)
 
     def known_hypothesis_m2(self, hyp: Hypothesis) -> Corpus | None:
         """The edits of ``hyp`` if they are at hand (its M2, or extracted before), else None."""
         if hyp.m2 is not None:
             return hyp.m2
-        corpus: Corpus | None = self._derived.peek(hyp, "hyp-m2")
+        corpus: Corpus | None = self._derived.peek(hyp, HYPOTHESIS_EDITS)
         return corpus
 
     def set_hypothesis_m2(self, hyp: Hypothesis, corpus: Corpus) -> None:
-        """Give the edits of ``hyp`` extracted elsewhere (e.g. by :mod:`gecscope.parallel`)."""
+        """Give the edits of ``hyp`` extracted elsewhere (e.g. by :mod:`gecscope.execution.plan`)."""
         if len(corpus) != len(hyp):
             raise LengthMismatchError(len(hyp), len(corpus), "the given edits", "sentences",
                                       hyp.name)
-        self._derived.put(hyp.key, "hyp-m2", corpus)
+        self._derived.put(hyp.key, HYPOTHESIS_EDITS, corpus)
+
+    def adopt_hypothesis_edits(self, other: EvalData) -> None:
+        """Take the hypothesis edits ``other`` has extracted, when it has the same sources and
+        language (the edits do not depend on the references): a view of the same corpus with
+        other references does not extract them again."""
+        if other is not self and other.lang == self.lang and other.sources == self.sources:
+            for key, corpus in other._derived.entries(HYPOTHESIS_EDITS).items():
+                if corpus is not None and self._derived.peek_key(key, HYPOTHESIS_EDITS) is None:
+                    self._derived.put(key, HYPOTHESIS_EDITS, corpus)
 
     def align(self, hyp: Hypothesis) -> Hypothesis:
         """``hyp`` with its sentences in the references' order, checked (:meth:`check`).

@@ -87,3 +87,9 @@ class ConfigError(GecscopeError, ValueError):
     """An option or configuration value is invalid."""
 
     exit_code = 64
+
+
+class InputWarning(UserWarning):
+    """An input that is read and scored, but probably not as meant (a detokenised hypothesis,
+    an M2 with several annotators, differences of Unicode form only, a format guess). The
+    Python API emits it with :func:`warnings.warn`; the CLI prints the same text."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gecscope.data import EvalData, Hypothesis, Tokeniser
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.languages import Tokeniser
 from gecscope.metrics.base import Metric, SystemResult
 
 MetricSpec = str | Metric[Any]
@@ -39,7 +40,7 @@ def make_metrics(metrics: MetricSpec | Sequence[MetricSpec]) -> list[Metric[Any]
 def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]],
                     tokenise: Tokeniser = "whitespace") -> list[Hypothesis]:
     """Hypothesis objects from one or several of them, or ``{name: [sentence, ...]}`` strings."""
-    from gecscope.data import path_hint
+    from gecscope.languages import path_hint
 
     if isinstance(hypotheses, Hypothesis):
         return [hypotheses]
@@ -85,12 +86,13 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
 
     Every hypothesis is checked first (:meth:`EvalData.align`: parallel-format rows matched
     to the references by id, sources compared line by line), and what looks wrong but can be
-    scored (:func:`gecscope.data.input_warnings`: a detokenised hypothesis, differences of
-    Unicode form only...) is an :class:`~gecscope.data.InputWarning`, the text the CLI prints.
+    scored (:func:`gecscope.checks.input_warnings`: a detokenised hypothesis, differences of
+    Unicode form only...) is an :class:`~gecscope.errors.InputWarning`, the text the CLI prints.
     """
     import warnings
 
-    from gecscope.data import InputWarning, input_warnings
+    from gecscope.checks import input_warnings
+    from gecscope.errors import InputWarning
     from gecscope.progress import reporting
 
     ms = make_metrics(metrics)

@@ -22,9 +22,12 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from gecscope.errors import ConfigError
-from gecscope.types import Corpus, Tokens
+from gecscope.types import Corpus, Sentence, Tokens
 
+#: The named tokenisations (:func:`tokeniser`).
 TOKENISATIONS = ("whitespace", "chars", "spacy")
+#: How strings become tokens: a named tokenisation or a function from a string to its tokens.
+Tokeniser = str | Callable[[str], Sequence[str]]
 EXTRACTORS = ("errant", "cherrant", "levenshtein")
 _CODE = re.compile(r"^([A-Za-z]{2,3})((?:[-_][A-Za-z0-9]{1,8})*)$")
 
@@ -112,7 +115,11 @@ class Language:
 
     def tokeniser(self) -> Callable[[str], Tokens]:
         """The function from a line of text to its tokens."""
-        return _tokeniser(self.tokenise, self.spacy_model, self.extractor == "cherrant")
+        if self.extractor == "cherrant":
+            from gecscope.alignment.cherrant import char_tokens
+
+            return char_tokens
+        return _tokeniser(self.tokenise, self.spacy_model)
 
     def tokens(self, text: str) -> Tokens:
         return self.tokeniser()(text)
@@ -193,12 +200,23 @@ def _nlp(model: str) -> Any:
                           ) from None
 
 
-@lru_cache(maxsize=16)
-def _tokeniser(kind: str, model: str | None, cherrant: bool) -> Callable[[str], Tokens]:
-    if cherrant:
-        from gecscope.alignment.cherrant import char_tokens
+def tokeniser(spec: Tokeniser, spacy_model: str | None = None) -> Callable[[str], Sequence[str]]:
+    """The function behind a tokenisation choice: ``whitespace``, ``chars`` (every
+    non-space character), ``spacy`` (the pipeline ``spacy_model``, by default ERRANT's English
+    one) or a callable, returned as it is. The one registry of tokenisations: a
+    :class:`Language` and ``tokenise=`` of the Python API both come here, so the same name
+    always gives the same tokens."""
+    if callable(spec):
+        return spec
+    if spec not in TOKENISATIONS:
+        raise ConfigError(f"unknown tokenisation {spec!r}; choose one of "
+                          f"{', '.join(TOKENISATIONS)} or pass a function from a string to its "
+                          "tokens")
+    return _tokeniser(spec, spacy_model)
 
-        return char_tokens
+
+@lru_cache(maxsize=16)
+def _tokeniser(kind: str, model: str | None) -> Callable[[str], Tokens]:
     if kind == "whitespace":
         return lambda text: tuple(text.split())
     if kind == "chars":
@@ -209,7 +227,15 @@ def _tokeniser(kind: str, model: str | None, cherrant: bool) -> Callable[[str], 
         nlp = load_nlp()
     else:
         nlp = _nlp(model)
+    # spaCy makes a token of a run of spaces ("a  b": "a", " ", "b"); such a token cannot
+    # be written to an M2 S line or seen by the edit extractor (which parses the space-joined
+    # tokens), so it is dropped: the tokens scored are the tokens annotated
     return lambda text: tuple(t.text for t in nlp.tokenizer(text) if not t.is_space)
+
+
+def tokenisation_name(spec: Tokeniser) -> str:
+    """The name a signature records for a tokenisation choice."""
+    return spec if isinstance(spec, str) else getattr(spec, "__name__", "custom")
 
 
 @lru_cache(maxsize=8)
@@ -226,3 +252,109 @@ def _annotator(lang: Language) -> Annotator:
     from gecscope.alignment.levenshtein import LevenshteinAnnotator
 
     return LevenshteinAnnotator(_nlp(lang.spacy_model) if lang.spacy_model else None)
+
+
+# --------------------------------------------------------------------------- texts
+
+
+def path_hint(value: Any, loader: str) -> str | None:
+    """When ``value`` is a file path (a :class:`~pathlib.Path`, or a one-line string naming
+    an existing file) given where sentences are expected, a message saying so and naming
+    ``loader``, the function that reads such a file; else ``None``."""
+    import os
+
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+    elif isinstance(value, str) and "\n" not in value and value.strip() and len(value) < 4096:
+        try:
+            is_file = os.path.isfile(value)
+        except (OSError, ValueError):
+            is_file = False
+        if not is_file:
+            return None
+        path = value
+    else:
+        return None
+    return (f"a file path ({path!r}), not sentences; read the file with {loader}, or pass "
+            "a list of strings")
+
+
+def _check_texts(texts: Any, what: str, loader: str = "Hypothesis.from_file(path)") -> list[str]:
+    """``texts`` as a list of strings, or a TypeError that says what was given instead (a
+    file path is pointed at ``loader``)."""
+    hint = path_hint(texts, loader)
+    if hint:
+        raise TypeError(f"{what}: {hint}")
+    if isinstance(texts, str | bytes):
+        raise TypeError(f"{what} must be a list of sentences (one string each), not a single "
+                        "string; split it into lines first")
+    try:
+        items = list(texts)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of strings, not {type(texts).__name__}") from None
+    for i, t in enumerate(items):
+        if not isinstance(t, str):
+            kind = "a token list" if isinstance(t, list | tuple) else type(t).__name__
+            raise TypeError(f"{what}: sentence {i + 1} is {kind}, not a string; pass strings "
+                            "here, or pre-tokenised sentences to the token-list constructor")
+    return items
+
+
+def tokenise_texts(texts: Sequence[str], tokenise: Tokeniser = "whitespace",
+                   what: str = "texts", loader: str = "Hypothesis.from_file(path)"
+                   ) -> list[Tokens]:
+    """Tokenise a list of sentences (checked to be strings; a file path is a TypeError that
+    names ``loader``)."""
+    items = _check_texts(texts, what, loader)
+    fn = tokeniser(tokenise)
+    return [tuple(fn(t)) for t in items]
+
+
+def check_token_lists(sentences: Any, what: str) -> tuple[Tokens, ...]:
+    """Pre-tokenised sentences as tuples, refusing strings where token lists are expected (a
+    string would otherwise be read character by character)."""
+    if isinstance(sentences, str | bytes):
+        raise TypeError(f"{what} must be a list of token lists, not a string")
+    out = []
+    for i, s in enumerate(sentences):
+        if isinstance(s, str):
+            raise TypeError(
+                f"{what}: sentence {i + 1} is a string, not a token list; build it from "
+                "strings with from_texts(..., tokenise='whitespace' | 'spacy' | 'chars')")
+        toks = tuple(s)
+        for t in toks:
+            if not isinstance(t, str):
+                raise TypeError(f"{what}: sentence {i + 1} holds {type(t).__name__}, expected "
+                                "string tokens")
+        out.append(toks)
+    return tuple(out)
+
+
+def as_language(lang: Language | str | None) -> Language:
+    """``lang`` as a :class:`~gecscope.languages.Language` (a code gets its defaults)."""
+    if lang is None:
+        return ENGLISH
+    if isinstance(lang, Language):
+        return lang
+    if isinstance(lang, str):
+        return language(lang)
+    raise TypeError(f"lang must be a language code or a Language, not {type(lang).__name__}")
+
+
+def annotate_rows(lang: Language, rows: Sequence[tuple[str, Sequence[str]]]) -> tuple[
+        Sentence, ...]:
+    """Sentences from raw ``(source, targets)`` rows (any number of targets per row), the
+    edits found by ``lang``'s extractor; ChERRANT's annotator sees the raw text, as the tool."""
+    if lang.extractor == "cherrant":
+        from gecscope.alignment.cherrant import CherrantAnnotator
+
+        ann = lang.annotator()
+        assert isinstance(ann, CherrantAnnotator)
+        return tuple(ann.annotate(src, targets).sentence() for src, targets in rows)
+    fn = lang.tokeniser()
+    annotator = lang.annotator()
+    out = []
+    for src, targets in rows:
+        corpus = annotator.annotate_corpus([fn(src)], [[fn(t)] for t in targets])
+        out.append(corpus.sentences[0])
+    return tuple(out)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gecscope import __version__
 from gecscope._versions import ERRANT_PACKAGES
+from gecscope.data import Slot
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import EvalData, Metric
@@ -52,10 +53,14 @@ def reference_hash(data: EvalData) -> str:
     M2 references hash every sentence block (sources, spans, types, corrections, annotator
     ids); plain-text references hash the source and each reference's tokens.
     """
-    key = "signature:refhash"
-    cached = data.cache.get(key)
-    if isinstance(cached, str):
-        return cached
+    return data.slot(REFERENCE_HASH, lambda: _reference_hash(data))
+
+
+#: :func:`reference_hash` of an evaluation's references, computed once.
+REFERENCE_HASH: Slot[str] = Slot(__name__, "REFERENCE_HASH")
+
+
+def _reference_hash(data: EvalData) -> str:
     h = hashlib.sha256()
     if data.m2 is not None:
         from gecscope.formats.m2 import format_sentence
@@ -69,9 +74,7 @@ def reference_hash(data: EvalData) -> str:
             h.update(b"\x00")
             for toks in ref:
                 h.update((" ".join(toks) + "\n").encode("utf-8"))
-    digest = h.hexdigest()[:8]
-    data.cache[key] = digest
-    return digest
+    return h.hexdigest()[:8]
 
 
 def _n_refs(data: EvalData) -> int:

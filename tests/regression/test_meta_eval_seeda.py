@@ -35,6 +35,7 @@ from gecscope.meta_eval.runner import (
 )
 from gecscope.meta_eval.tradeoff import LinearCombination, simplex_grid, tradeoff_search
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.types import Corpus
 
 pytest.importorskip("scipy")
 
@@ -200,8 +201,19 @@ def test_tradeoff_rescoring_equals_linear_combination_for_a_linear_metric(seeda)
 
 
 def test_reference_views_share_hypothesis_edits(seeda) -> None:  # type: ignore[no-untyped-def]
-    seeda.data.cache["hyp-m2:x"] = "edits"
-    seeda.data.cache["ref-dependent"] = "refs"
+    """A single-reference view takes the systems' extracted edits (same sources, same
+    language: they do not depend on the references); other sources or another language do
+    not."""
+    gold = seeda.data.require_m2("test")
+    hyp = Hypothesis("probe", gold.sources)
+    edits = Corpus(gold.sentences, "probe edits")
+    seeda.data.set_hypothesis_m2(hyp, edits)
     view = single_reference_view(seeda, 0)
-    assert view.data.cache == {"hyp-m2:x": "edits"}
-    del seeda.data.cache["hyp-m2:x"], seeda.data.cache["ref-dependent"]
+    assert view.data is not seeda.data
+    assert view.data.known_hypothesis_m2(hyp) is edits
+    german = EvalData.from_m2(gold, lang="de")
+    german.adopt_hypothesis_edits(seeda.data)
+    assert german.known_hypothesis_m2(hyp) is None
+    part = seeda.data.subset(0, 5)
+    part.adopt_hypothesis_edits(seeda.data)
+    assert part.known_hypothesis_m2(hyp) is None

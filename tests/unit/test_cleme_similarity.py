@@ -13,6 +13,7 @@ import pytest
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, partitions, similarity_scorer
+from gecscope.metrics.cleme.metric import MODELS
 from gecscope.metrics.cleme.weights import BERTScoreF1
 
 pytest.importorskip("torch")
@@ -59,8 +60,9 @@ def test_similarity_weights_are_ptscore_differences(tmp_path: Path) -> None:
     data = EvalData((str(tmp_path / "ref.m2"),))
     hyp = Hypothesis.from_file(tmp_path / "hyp.m2")
     metric = CLEME2Metric(weighting="similarity", level="sentence")
-    assert similarity_scorer(metric.config, data.cache) is not None  # loads the encoder once
-    scorer = similarity_scorer(metric.config, data.cache)
+    models = data.slot(MODELS, dict)
+    assert similarity_scorer(metric.config, models) is not None  # loads the encoder once
+    scorer = similarity_scorer(metric.config, models)
     stats = metric.sentence_stats(data, hyp)
     part = partitions(data, hyp)[0]
     src = " ".join(part.source)

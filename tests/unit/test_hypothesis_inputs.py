@@ -21,8 +21,8 @@ import pytest
 
 from gecscope import EvalData, Hypothesis, evaluate
 from gecscope.cli.main import main
-from gecscope.data import InputWarning, sniff_format
-from gecscope.errors import FormatError
+from gecscope.errors import FormatError, InputWarning
+from gecscope.formats.references import sniff_format
 
 N = 60
 HAVE_SPACY = importlib.util.find_spec("spacy") is not None and \

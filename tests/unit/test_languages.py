@@ -116,3 +116,20 @@ def test_cli_lang_codes(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     assert capsys.readouterr().out == default
     assert main([*run, "--lang", "xx"]) == 64
     assert "'xx' is not an ISO 639-1 language code" in capsys.readouterr().err
+
+
+def test_both_spellings_of_spacy_tokenisation_give_the_same_tokens() -> None:
+    """tokenise="spacy" and lang=language("en", tokenise="spacy") are one registry: a run of
+    spaces (spaCy's whitespace token), a leading space and a glued full stop split alike, and
+    no token is blank (it could be neither annotated nor written to an M2 S line)."""
+    pytest.importorskip("spacy")
+    texts = ["He go  to school.", " She don't like apples .", "One\ttwo   three"]
+    by_name = Hypothesis.from_texts(texts, tokenise="spacy").tokens
+    by_lang = Hypothesis.from_texts(texts, lang=language("en", tokenise="spacy")).tokens
+    assert by_name == by_lang
+    assert by_name[0] == ("He", "go", "to", "school", ".")
+    assert by_name[1][:3] == ("She", "do", "n't")
+    assert all(t.strip() == t and t for sent in by_name for t in sent)
+    data_name = EvalData.from_texts(texts, [texts], tokenise="spacy")
+    data_lang = EvalData.from_texts(texts, [texts], lang=language("en", tokenise="spacy"))
+    assert data_name.sources == data_lang.sources == list(by_name)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gecscope import EvalData, Hypothesis
+from gecscope.data import REFERENCE_EDITS
 from gecscope.formats.m2 import read_m2
 from gecscope.metrics.base import Metric
 from gecscope.registry import get_metric, list_metrics
@@ -80,7 +81,7 @@ def test_plain_text_references() -> None:
     # a range cut before the whole's references were annotated annotates its own
     fresh = EvalData.from_files([DEMO / "ref0.txt", DEMO / "ref1.txt"], DEMO / "source.txt")
     part = fresh.subset(4, 9)
-    assert "reference-edits" not in part.cache
+    assert part.peek(REFERENCE_EDITS) is None
     for name in ("errant", "imeasure"):
         metric = get_metric(name)()
         want = metric.evaluate(data, hyps[0]).stats[4:9]
@@ -104,6 +105,7 @@ def test_conll14_two_annotators(shared_data: Path) -> None:
 def test_imeasure_gold_xml(tmp_path: Path) -> None:
     """Gold XML of two scripts (the demo's M2 converted): ranges cut across scripts."""
     from gecscope.formats.imeasure_xml import IMeasureGold, Script, m2_to_gold, write_gold
+    from gecscope.metrics.imeasure.metric import GOLD, load_gold
 
     pytest.importorskip("errant")
     gold = m2_to_gold(read_m2(DEMO / "references.m2"))
@@ -113,9 +115,15 @@ def test_imeasure_gold_xml(tmp_path: Path) -> None:
     data = EvalData.from_files(tmp_path / "gold.xml")
     hyps = [Hypothesis.from_file(DEMO / f"{s}.txt") for s in SYSTEMS[:2]]
     _run(data, hyps, ["imeasure", "m2", "gleu", "cleme"])
-    part = data.subset(3, 9).cache["imeasure-gold"]
-    assert [len(sc.sentences) for sc in part.scripts] == [2, 4]
-    assert part.sentences == sentences[3:9]
+    part = data.subset(3, 9)
+    cut = part.peek(GOLD)  # the whole's gold (built while scoring), cut to the range
+    assert cut is not None and cut is not data.peek(GOLD)
+    assert [len(sc.sentences) for sc in cut.scripts] == [2, 4]
+    assert cut.sentences == sentences[3:9]
+    # a range of references never scored is cut from the file as read: the same gold
+    fresh = EvalData.from_files(tmp_path / "gold.xml").subset(3, 9)
+    assert fresh.peek(GOLD) is None
+    assert load_gold(fresh).sentences == sentences[3:9]
 
 
 def test_cherrant_m2_cycled_targets(shared_data: Path) -> None:
@@ -139,7 +147,7 @@ def test_subset_bounds() -> None:
 
 
 def test_plan_cuts_ranged_metrics_only() -> None:
-    from gecscope._pool import RANGE_MAX, plan_ranges
+    from gecscope.execution.pool import RANGE_MAX, plan_ranges
 
     errant, usim = get_metric("errant")(), get_metric("usim")()
     n = 2 * RANGE_MAX + 1

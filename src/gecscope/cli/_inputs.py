@@ -159,9 +159,8 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
     drop_reference_hyps(args)
-    from gecscope.checks import system_names
+    from gecscope.checks import input_warnings, system_names
     from gecscope.cli._common import language_from_args
-    from gecscope.data import input_warnings
 
     lang = language_from_args(args)
     data = EvalData(tuple(args.ref), args.source, lang)
@@ -191,9 +190,9 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
 
 @contextlib.contextmanager
 def input_warnings_printed() -> Iterator[None]:
-    """Print the :class:`~gecscope.data.InputWarning` s raised inside (what a file was read
+    """Print the :class:`~gecscope.errors.InputWarning` s raised inside (what a file was read
     as, ...) as the CLI's warnings; other warnings are shown as usual."""
-    from gecscope.data import InputWarning
+    from gecscope.errors import InputWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)
@@ -235,7 +234,7 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
     """:func:`gecscope.evaluate` with a progress display (its input warnings were printed
     by :func:`load_inputs`)."""
     from gecscope.cli._common import Progress
-    from gecscope.data import InputWarning
+    from gecscope.errors import InputWarning
     from gecscope.evaluation import evaluate
 
     progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,

@@ -228,7 +228,7 @@ def _other_language(args: argparse.Namespace, lang: Any, t0: float) -> int:
         assert isinstance(ann, CherrantAnnotator)
         render = lambda row: ann.annotate(*row).m2()  # with ChERRANT's T lines
     else:
-        from gecscope.data import annotate_rows
+        from gecscope.languages import annotate_rows
 
         render = lambda row: format_sentence(annotate_rows(lang, [row])[0])
     progress = Progress(len(rows), "annotating", args.quiet, unit="sentences")

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gecscope._pool import Task, plan_ranges, process_pool, score_task
-from gecscope.data import EvalData, Hypothesis
+from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import Metric, SystemResult
 
@@ -72,9 +72,9 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
             data.check(h)
             data.hypothesis_m2(h)
         return
-    if data.m2 is None and data.has_references and "reference-edits" not in data.cache:
-        data.cache["reference-edits"] = annotate_parallel(data.sources, data.references,
-                                                          jobs=jobs, pool=pool)
+    if data.m2 is None and data.has_references and data.peek(REFERENCE_EDITS) is None:
+        data.put(REFERENCE_EDITS, annotate_parallel(data.sources, data.references, jobs=jobs,
+                                                    pool=pool))
     todo: dict[str, Hypothesis] = {}
     for h in hyps:
         if data.known_hypothesis_m2(h) is None:

@@ -24,7 +24,7 @@ class ParallelRow:
 
 def looks_like_parallel(text: str) -> bool:
     """True when the first non-blank line has at least three tab-separated fields (a first
-    look only; :func:`gecscope.data.sniff_format` decides from the whole file)."""
+    look only; :func:`gecscope.formats.references.sniff_format` decides from the whole file)."""
     for line in text.split("\n"):
         if line.strip():
             return line.count("\t") >= 2

@@ -250,8 +250,8 @@ def single_reference_view(bench: Benchmark, annotator: int) -> Benchmark:
     """The benchmark with one reference annotator only (for cross-validation over references).
 
     The view gets its own :class:`EvalData`, so metrics recompute what depends on the
-    references; it shares the benchmark's reference-independent cache entries (the systems'
-    extracted edits and the ERRANT annotator), so outputs are not parsed again.
+    references; it takes the benchmark's systems' extracted edits (they do not depend on the
+    references), so outputs are not parsed again.
     """
     import dataclasses
 
@@ -260,16 +260,5 @@ def single_reference_view(bench: Benchmark, annotator: int) -> Benchmark:
         raise ConfigError(f"annotator {annotator} not in the references "
                           f"(annotators: {', '.join(map(str, m2.annotators))})")
     data = EvalData.from_m2(single_reference(m2, annotator))
-    share_hypothesis_cache(bench.data, data)
+    data.adopt_hypothesis_edits(bench.data)
     return dataclasses.replace(bench, data=data)
-
-
-def share_hypothesis_cache(src: EvalData, dst: EvalData) -> None:
-    """Copy the cache entries that do not depend on the references (hypothesis edits and the
-    shared ERRANT annotator) from ``src`` to ``dst``."""
-    for key, value in src.cache.items():
-        if key.startswith(SHAREABLE_CACHE_PREFIXES) and key not in dst.cache:
-            dst.cache[key] = value
-
-
-SHAREABLE_CACHE_PREFIXES = ("hyp-m2:", "errant-annotator")

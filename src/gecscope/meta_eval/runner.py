@@ -329,7 +329,7 @@ def tradeoff_folds(bench: Benchmark, metric: Metric, systems: Sequence[str],
     Without it, the corpus ``Score.fields`` (``level="corpus"``) or the mean fields of single
     sentences (``level="sentence"``) are combined linearly.
     """
-    from gecscope.meta_eval.benchmarks import share_hypothesis_cache, single_reference_view
+    from gecscope.meta_eval.benchmarks import single_reference_view
     from gecscope.meta_eval.tradeoff import Fold, reaggregating_scorer
 
     if cv not in ("rankings", "references"):
@@ -343,7 +343,7 @@ def tradeoff_folds(bench: Benchmark, metric: Metric, systems: Sequence[str],
     folds = []
     for name, view in units:
         results = evaluate_systems(metric, view, systems)
-        share_hypothesis_cache(view.data, bench.data)
+        bench.data.adopt_hypothesis_edits(view.data)
         kwargs: dict[str, Any] = {}
         if rescore:
             names = tuple(rescore)

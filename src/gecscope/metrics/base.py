@@ -25,8 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from gecscope.data import EvalData, Hypothesis, Tokeniser, looks_like_m2
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.formats.references import looks_like_m2
+from gecscope.languages import Tokeniser
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.stats.fastpath import ResamplingCounts

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gecscope.data import Slot
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.errant import ErrantCounts
@@ -55,6 +56,8 @@ LEVELS = ("corpus", "sentence")
 WEIGHTINGS = ("bertscore", "none")
 SCORE_TYPES = ("p", "r", "f")
 SKIPPED_TYPES = frozenset({NOOP_TYPE, UNK_TYPE})
+#: The BERTScore encoders of an evaluation, by (model, layer, device, baseline): loaded once.
+SCORERS: Slot[dict[tuple[Any, ...], Any]] = Slot(__name__, "SCORERS")
 
 #: An edit as a weight key: (start, end, correction tokens).
 EditKey = tuple[int, int, Tokens]
@@ -193,12 +196,13 @@ class _PTBase:
             return None
         from gecscope.metrics.bertscore import BERTScorer
 
-        key = f"pt:bertscore:{c.model}:{c.layer}:{c.device}:{c.baseline}"
-        scorer = data.cache.get(key)
+        scorers = data.slot(SCORERS, dict)
+        key = (c.model, c.layer, c.device, c.baseline)
+        scorer = scorers.get(key)
         if scorer is None:
             scorer = BERTScorer(c.model, c.layer, device=c.device, batch_size=c.batch_size,
                                 threads=c.threads, baseline=c.baseline)
-            data.cache[key] = scorer
+            scorers[key] = scorer
         scorer.batch_size, scorer.threads = c.batch_size, c.threads
         return scorer
 

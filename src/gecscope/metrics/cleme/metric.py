@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gecscope.data import Slot
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.cleme.chunks import (
@@ -211,10 +212,17 @@ class CLEMECommonConfig:
 
 # --------------------------------------------------------------------------- partition helpers
 
+#: Per hypothesis (:meth:`EvalData.derived`): chunk partitions, by merge distance.
+CHUNKS: Slot[list[ChunkPartition]] = Slot(__name__, "CHUNKS")
+#: Per hypothesis: chunk statistics, by (merge distance, assumption, model weighting).
+STATS: Slot[list[Any]] = Slot(__name__, "STATS")
+#: The similarity encoders and LLM clients of an evaluation, loaded once (this process only).
+MODELS: Slot[dict[str, Any]] = Slot(__name__, "MODELS")
+
 
 def partitions(data: EvalData, hyp: Hypothesis, merge_distance: int = 0) -> list[ChunkPartition]:
     """Chunk partitions of every sentence (cached by the hypothesis' content)."""
-    return data.derived(hyp, ("cleme:chunks", merge_distance),
+    return data.derived(hyp, (CHUNKS, merge_distance),
                         lambda: _partitions(data, hyp, merge_distance))
 
 
@@ -237,7 +245,8 @@ def _partitions(data: EvalData, hyp: Hypothesis, merge_distance: int) -> list[Ch
 
 
 def similarity_scorer(cfg: CLEMECommonConfig, cache: dict[str, Any] | None = None) -> Any:
-    """The BERTScore encoder of ``cfg`` (loaded once per ``cache``, e.g. ``EvalData.cache``)."""
+    """The BERTScore encoder of ``cfg`` (loaded once per ``cache``, e.g. the :data:`MODELS`
+    slot of an ``EvalData``)."""
     from gecscope.metrics.cleme.weights import BERTScoreF1
 
     key = f"cleme:sim:{cfg.sim_model}:{cfg.sim_layer}:{cfg.sim_device}"
@@ -401,7 +410,7 @@ class _CLEMEBase(Metric[CLEMEStats]):
         model = cfg.weighting in ("similarity", "llm")
         wkey = (f"{cfg.weighting}:{cfg.sim_model}:{cfg.sim_layer}:{cfg.llm_url}:{cfg.llm_model}:"
                 f"{cfg.llm_temperature}" if model else "")
-        key = ("cleme:stats", cfg.merge_distance, cfg.assumption, wkey)
+        key = (STATS, cfg.merge_distance, cfg.assumption, wkey)
         return data.derived(hyp, key, lambda: self._stats(data, hyp, model))
 
     def _stats(self, data: EvalData, hyp: Hypothesis, model: bool) -> list[CLEMEStats]:
@@ -409,7 +418,7 @@ class _CLEMEBase(Metric[CLEMEStats]):
         parts = partitions(data, hyp, cfg.merge_distance)
         labels = [self.labels(p) for p in parts]
         if model:
-            weights = _model_weights(cfg, parts, labels, data.cache)
+            weights = _model_weights(cfg, parts, labels, data.slot(MODELS, dict))
             out = [build_stats(p, lab, w) for p, lab, w in zip(parts, labels, weights, strict=True)]
         else:
             out = [build_stats(p, lab) for p, lab in zip(parts, labels, strict=True)]
@@ -679,7 +688,7 @@ def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[i
     for i in indices:
         part = parts[i]
         labels = metric.labels(part)
-        model_w = (_model_weights(cfg, [part], [labels], data.cache)[0]
+        model_w = (_model_weights(cfg, [part], [labels], data.slot(MODELS, dict))[0]
                    if cfg.weighting in ("similarity", "llm") else None)
         stats = build_stats(part, labels, model_w)
         if length_weigher is not None:

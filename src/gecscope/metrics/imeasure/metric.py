@@ -28,8 +28,9 @@ from operator import attrgetter
 from typing import Any
 
 from gecscope import _jit
+from gecscope.data import Slot
 from gecscope.errors import ConfigError
-from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold
+from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold, m2_to_gold
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score, SystemResult
 from gecscope.metrics.imeasure.core import (
     BASELINES,
@@ -119,23 +120,25 @@ _WARNED = False
 def load_gold(data: EvalData) -> IMeasureGold:
     """The gold of ``data``: its I-measure XML reference, or its reference edits (an M2 file,
     or plain-text references annotated with ERRANT) converted (cached)."""
-    if "imeasure-gold" in data.cache:
-        gold: IMeasureGold = data.cache["imeasure-gold"]
-        return gold
-    corpus = data.m2  # reading it parses gold XML (and caches the parsed gold) as well as M2
-    if "imeasure-gold" in data.cache:
-        gold = data.cache["imeasure-gold"]
-        return gold
-    if corpus is None:
-        if not data.has_references:
-            raise ConfigError("imeasure needs references: I-measure gold XML, an M2 file or "
-                              "plain-text references")
-        corpus = data.reference_edits()
-    from gecscope.formats.imeasure_xml import m2_to_gold
+    def build() -> IMeasureGold:
+        corpus = data.m2  # reading it parses gold XML as well as M2
+        if data.reference_file is not None and data.reference_file.gold is not None:
+            return data.reference_file.gold
+        if corpus is None:
+            if not data.has_references:
+                raise ConfigError("imeasure needs references: I-measure gold XML, an M2 file "
+                                  "or plain-text references")
+            corpus = data.reference_edits()
+        return m2_to_gold(corpus)
 
-    gold = m2_to_gold(corpus)
-    data.cache["imeasure-gold"] = gold
-    return gold
+    return data.slot(GOLD, build)
+
+
+#: The gold of an evaluation (:func:`load_gold`): costly to build, so it travels to workers.
+GOLD: Slot[IMeasureGold] = Slot(__name__, "GOLD", portable=True,
+                                cut=lambda gold, start, stop: gold.subset(start, stop))
+#: Per gold sentence, the best region scores found so far (this process only).
+REGION_CACHE: Slot[list[dict[Any, Any]]] = Slot(__name__, "REGION_CACHE")
 
 
 class IMeasureMetric(Metric[IMeasureSentence]):
@@ -243,8 +246,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[IMeasureSentence]:
         gold = load_gold(data)
-        caches = data.cache.setdefault("imeasure-region-cache",
-                                       [{} for _ in range(len(gold))])
+        caches = data.slot(REGION_CACHE, lambda: [{} for _ in range(len(gold))])
         if len(hyp.tokens) != len(gold):
             from gecscope.errors import LengthMismatchError
 
