@@ -75,8 +75,14 @@ def _lookup(name: str) -> str | None:
 
 
 def get_metric(name: str) -> type[Metric]:
-    """The metric class registered as ``name`` (case-insensitively when that is unambiguous);
-    an unknown name gets a "did you mean" and the list of metrics."""
+    """The metric class registered as ``name`` (case-insensitively when that is unambiguous),
+    or named by ``module:Class`` (a metric that is not registered); an unknown name gets a
+    "did you mean" and the list of metrics, a class that cannot be imported a ConfigError."""
+    if ":" in name:
+        try:
+            return _import_target(name)
+        except (ImportError, AttributeError):
+            raise ConfigError(f"cannot import metric class {name!r}") from None
     target = _lookup(name)
     if target is None:
         _load_plugins()
@@ -89,5 +95,10 @@ def get_metric(name: str) -> type[Metric]:
         hint = f" (did you mean {names[close[0]]!r}?)" if close else ""
         raise ConfigError(f"unknown metric {name!r}{hint}; available: "
                           f"{', '.join(list_metrics())}")
-    module, cls = target.split(":")
+    return _import_target(target)
+
+
+def _import_target(target: str) -> type[Metric]:
+    """The class named by ``"module:Class"``."""
+    module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)  # type: ignore[no-any-return]

@@ -33,6 +33,18 @@ def test_unknown_metric_name_suggests_the_right_spelling() -> None:
         get_metric("LLM-SENT")
 
 
+def test_a_metric_named_by_module_and_class_is_the_class_itself() -> None:
+    """``module:Class`` reaches a metric that is not registered (the one lookup the CLI's
+    ``--metric`` and meta-eval's ``--metrics`` use); a wrong module or class is a ConfigError."""
+    from gecscope.meta_eval.examples import CharLengthMetric
+
+    assert get_metric("gecscope.meta_eval.examples:CharLengthMetric") is CharLengthMetric
+    assert "charlen" not in list_metrics()
+    for wrong in ("gecscope.meta_eval.examples:NoSuchMetric", "gecscope.no_such_module:Metric"):
+        with pytest.raises(ConfigError, match=f"cannot import metric class '{wrong}'"):
+            get_metric(wrong)
+
+
 # --------------------------------------------------------------------------- option types
 
 

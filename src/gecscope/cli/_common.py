@@ -263,19 +263,9 @@ def make_metric(spec: str, options: Sequence[str] | None = None, *, alone: bool 
     ``overrides`` that are not None replace options (for dedicated command-line flags).
     ``alone``: this is the only metric of the command, so an option it lacks is an error
     (with several metrics the caller checks the keys against all of them)."""
-    import importlib
-
-    from gecscope.errors import ConfigError
     from gecscope.registry import get_metric
 
-    if ":" in spec:
-        module, _, cls_name = spec.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), cls_name)
-        except (ImportError, AttributeError):
-            raise ConfigError(f"cannot import metric class {spec!r}") from None
-    else:
-        cls = get_metric(spec)
+    cls = get_metric(spec)
     kwargs = parse_options(options or [], cls.Config, cls.name or spec)
     kwargs.update({k: v for k, v in overrides.items() if v is not None})
     metric = cls(**kwargs)

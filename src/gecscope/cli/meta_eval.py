@@ -438,7 +438,6 @@ def _check_table_options(options: list[str], metrics: list[str]) -> None:
     with that option, before hours of scoring. Metrics that cannot be resolved are not checked
     (the table skips them with the reason)."""
     import dataclasses
-    import importlib
 
     from gecscope.registry import get_metric
 
@@ -446,11 +445,7 @@ def _check_table_options(options: list[str], metrics: list[str]) -> None:
     unresolved: set[str] = set()
     for spec in metrics:
         try:
-            if ":" in spec:
-                module, _, name = spec.partition(":")
-                cls = getattr(importlib.import_module(module), name)
-            else:
-                cls = get_metric(spec)
+            cls = get_metric(spec)
         except Exception:  # noqa: BLE001 - reported as a skipped metric by the table
             unresolved.add(spec)
             continue
