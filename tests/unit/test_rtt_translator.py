@@ -286,3 +286,55 @@ def test_a_corrupt_round_trip_cache_is_set_aside_and_rebuilt(tmp_path) -> None:
     assert cache.get_many("apertium", "spa", ["a b"]) == {"a b": "a b ."}
     cache.close()
     assert len(list(tmp_path.glob("rtt-round-trips.sqlite.corrupt-*"))) == 1
+
+
+class _RunsCode:
+    """Unpickling this calls ``open(marker, "w")``: a stand-in for arbitrary code."""
+
+    def __init__(self, marker) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["unsafe pickle", "truncated safetensors"])
+def test_a_damaged_marian_checkpoint_is_a_format_error(marian_dir, tmp_path, damage) -> None:
+    """The Marian backend loads through the same offline guard as the learned metrics: a
+    pickle that would run code or a truncated safetensors file is a FormatError naming the
+    file (exit 65), not a traceback (#31 item 9)."""
+    import pickle
+
+    from gecscope.errors import FormatError
+
+    root = tmp_path / "models"
+    for name in ("en-xx", "opus-mt-xx-en"):
+        shutil.copytree(marian_dir / name, root / name)
+    d = root / "en-xx"
+    weights = d / "model.safetensors"
+    marker = tmp_path / "code-ran"
+    if damage == "unsafe pickle":
+        weights.unlink()
+        with (d / "pytorch_model.bin").open("wb") as fh:
+            pickle.dump({"model.shared.weight": _RunsCode(marker)}, fh)
+        expected, named = "not a safe checkpoint", d / "pytorch_model.bin"
+    else:
+        weights.write_bytes(weights.read_bytes()[:-10])
+        expected, named = "truncated or damaged safetensors file", weights
+    tr = make_translator(f"marian:{root}")
+    with pytest.raises(FormatError, match=expected) as info:
+        tr.translate(["the cat sat on the mat ."], "en", "xx")
+    assert info.value.path == str(named)
+    assert not marker.exists()
+
+
+@pytest.mark.slow
+def test_a_marian_directory_without_its_config_is_a_config_error(marian_dir, tmp_path) -> None:
+    root = tmp_path / "models"
+    for name in ("en-xx", "opus-mt-xx-en"):
+        shutil.copytree(marian_dir / name, root / name)
+    (root / "en-xx" / "config.json").unlink()
+    tr = make_translator(f"marian:{root}")
+    with pytest.raises(ConfigError, match=f"cannot load a Marian model from {root / 'en-xx'}"):
+        tr.translate(["the cat sat on the mat ."], "en", "xx")
