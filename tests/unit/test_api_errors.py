@@ -133,6 +133,14 @@ def _ucca_parser() -> None:  # usim's default parser
     get_parser("ucca")
 
 
+def _usim_alignment() -> None:  # usim's leaf alignment (scipy's assignment solver)
+    from gecscope.metrics.usim import usim
+    from gecscope.semantics.ucca import Passage
+
+    usim(Passage.from_bracketed("s", "[H [A I] [P has] [A [E a] [C apple]]] [U .]"),
+         Passage.from_bracketed("c", "[H [A I] [P have] [A [E an] [C apple]]] [U .]"))
+
+
 def _chinese_targets() -> None:  # --lang zh: targets converted to simplified characters
     from gecscope.alignment.cherrant import _t2s
 
@@ -145,6 +153,9 @@ def _chinese_targets() -> None:  # --lang zh: targets converted to simplified ch
     (_ucca_parser, ("safetensors", "safetensors.numpy"),
      ["pip install torch==2.13.0 && pip install 'gecscope[parser]'", "tokenizers"]),
     (_chinese_targets, ("opencc",), ["pip install 'gecscope[zh]'", "pypinyin==", "opencc=="]),
+    (_usim_alignment, ("scipy", "scipy.optimize"),
+     ["scipy is needed for USIM", "pip install 'gecscope[ucca]'", "rapidfuzz"]),
+    (_usim_alignment, ("numpy",), ["numpy is needed for USIM", "pip install 'gecscope[ucca]'"]),
 ])
 def test_missing_extra_messages_give_the_whole_install(
         load: Callable[[], None], hidden: tuple[str, ...], expected: list[str],

@@ -44,6 +44,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from gecscope._optional import require
 from gecscope.alignment.levenshtein import distance
 from gecscope.errors import ConfigError
 from gecscope.semantics.graph import EvalGraph, GraphEdge
@@ -300,6 +301,7 @@ class USimGraph:
 
     def __init__(self, passage: Passage | EvalGraph, options: USimOptions = USimOptions(),
                  labels: dict[str, int] | None = None) -> None:
+        require("numpy", "ucca", "USIM")  # without the extra: its install, not a traceback
         import numpy as np
 
         eg = passage if isinstance(passage, EvalGraph) else EvalGraph(
@@ -466,8 +468,8 @@ def _assign(a: Sequence[str], b: Sequence[str], position_weight: float,
             relative: bool) -> list[tuple[int, int]]:
     """Minimum-cost matching of two word lists (edit distance plus a position term)."""
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
 
+    linear_sum_assignment = require("scipy.optimize", "ucca", "USIM").linear_sum_assignment
     m, n = len(a), len(b)
     if not m or not n:
         return []
@@ -568,8 +570,7 @@ def usim_graphs(src: USimGraph, cor: USimGraph, options: USimOptions = USimOptio
         ai = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
         aj = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
         if len(src.content) * len(cor.content) > 10_000:  # passages: sparse product
-            from scipy.sparse import csr_matrix
-
+            csr_matrix = require("scipy.sparse", "ucca", "USIM").csr_matrix
             overlap = (csr_matrix(src.incidence[:, ai]) @ csr_matrix(cor.incidence[:, aj]).T
                        ).toarray()
         else:
