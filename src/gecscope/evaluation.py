@@ -79,7 +79,7 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     system in all): from inside the metrics that report as they go
     (:func:`gecscope.progress.tick`), else once a result is complete.
 
-    ``jobs`` processes share the work (``0``: every core; see :mod:`gecscope.parallel`);
+    ``jobs`` processes share the work (``0``: every core; see :mod:`gecscope.execution.plan`);
     the results are identical to ``jobs=1``. ``backend="ray"`` runs it on ``jobs`` Ray
     actors (``0``: one per CPU of the cluster) at ``address`` (``None``: a local Ray
     instance; ``"auto"`` or ``HOST:PORT``: an existing cluster).
@@ -105,14 +105,14 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     for m in ms:
         m.prepare_systems(data, hyps)
     if backend == "ray":
-        from gecscope import parallel
+        from gecscope.execution import plan as parallel
 
         return parallel.evaluate_ray(ms, data, hyps, parallel.resolve_jobs(jobs) if jobs else 0,
                                      address, progress)
     if backend != "local":
         raise ConfigError(f"backend must be local or ray, got {backend!r}")
     if jobs != 1:
-        from gecscope import parallel
+        from gecscope.execution import plan as parallel
 
         jobs = parallel.resolve_jobs(jobs)
         if parallel.worth_parallel(jobs, data, ms, hyps):

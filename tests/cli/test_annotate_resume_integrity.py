@@ -156,10 +156,10 @@ def test_damaged_parts_through_the_workers(tmp_path: Path, capsys, monkeypatch) 
     """Every kind of damage at once, with --jobs 2 (the workers' pipeline, jobs of 2 pairs):
     each damaged part annotated again, the intact ones reused."""
     pytest.importorskip("errant")
-    from gecscope.alignment import errant as errant_module
+    from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(errant_module, "CHUNK", 2)
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(chunks_module, "CHUNK", 2)
     argv, folder, whole = _interrupted_run(tmp_path, "2")
     parts = sorted(folder.glob("shard-*.m2"))
     capsys.readouterr()

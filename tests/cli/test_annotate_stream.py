@@ -39,10 +39,10 @@ def test_resume_reuses_finished_shards_after_a_failure(jobs: str, tmp_path: Path
                                                        monkeypatch) -> None:
     # with --jobs 2 the shards go through the workers' pipeline (jobs of 2 pairs), which
     # must finish and keep the shards read before the bad one
-    from gecscope.alignment import errant as errant_module
+    from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(errant_module, "CHUNK", 2)
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(chunks_module, "CHUNK", 2)
     assert _annotate(tmp_path / "whole.m2", "-q") == 0
     lines = (DEMO / "careful.txt").read_bytes().split(b"\n")
     bad = tmp_path / "careful.txt"

@@ -40,9 +40,15 @@ def test_evaluate_tsv_and_table_with_options(capsys, conll14: Path) -> None:
     e = conll14 / "errant"
     assert main(["evaluate", "-r", str(e / "references.m2"), "--hyp", str(e / "AMU.m2"),
                  "--format", "tsv", "-o", "mode=ds", "-o", "duplicate_ref_edits=errant"]) == 0
-    lines = capsys.readouterr().out.strip().split("\n")
-    assert lines[0].split("\t") == ["metric", "system", "TP", "FP", "FN", "P", "R", "F0.5"]
-    assert lines[1].split("\t")[:5] == ["errant", "AMU", "622", "656", "1903"]
+    lines = capsys.readouterr().out.strip("\n").split("\n")
+    # the long schema compare writes too (docs/reports.md): one row per system, metric, field
+    assert lines[0].split("\t") == ["system", "metric", "field", "value", "ci_low", "ci_high",
+                                    "main", "rank", "cluster", "signature", "sentence"]
+    rows = {r[2]: r for r in (ln.split("\t") for ln in lines[1:])}
+    assert [rows[k][3] for k in ("TP", "FP", "FN")] == ["622", "656", "1903"]
+    assert list(rows) == ["TP", "FP", "FN", "P", "R", "F0.5"]
+    assert rows["F0.5"][:2] == ["AMU", "errant"] and rows["F0.5"][6] == "1"
+    assert rows["F0.5"][9].startswith("m:errant|mode:ds|")
     assert main(["evaluate", "-r", str(e / "references.m2"), "--hyp", str(e / "IPN.m2"),
                  "--cat", "3", "-o", "errant.beta=1"]) == 0
     out = capsys.readouterr().out
@@ -461,10 +467,10 @@ def test_runaway_lines_are_refused_or_scored_as_the_source(capsys, tmp_path: Pat
 def test_annotate_jobs_gives_the_same_m2(monkeypatch, tmp_path: Path) -> None:
     # --jobs runs ERRANT in worker processes (each loads spaCy once), chunks merged in order
     pytest.importorskip("errant")
-    from gecscope.alignment import errant as errant_module
+    from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)  # the demo is small
-    monkeypatch.setattr(errant_module, "CHUNK", 10)  # 5 sentences x 2 corrections: 3 chunks
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)  # the demo is small
+    monkeypatch.setattr(chunks_module, "CHUNK", 10)  # 5 sentences x 2 corrections: 3 chunks
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}.m2"
@@ -480,15 +486,15 @@ def test_annotate_jobs_with_recurring_sources(monkeypatch, tmp_path: Path) -> No
     """The demo's sources twice, against two systems one after the other (as several systems'
     outputs of one test set): gathered by source for the workers, written in input order."""
     pytest.importorskip("errant")
-    from gecscope.alignment import errant as errant_module
+    from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(errant_module, "CHUNK", 5)
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(chunks_module, "CHUNK", 5)
     src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
     src.write_bytes((DEMO / "source.txt").read_bytes() * 2)
     cor.write_bytes((DEMO / "careful.txt").read_bytes() + (DEMO / "rewriter.txt").read_bytes())
     lines = src.read_text(encoding="utf-8").splitlines()
-    order = errant_module.grouped_order([tuple(x.split()) for x in lines])
+    order = chunks_module.grouped_order([tuple(x.split()) for x in lines])
     assert order is not None and order[:2] == [0, len(lines) // 2]
     outs = []
     for jobs in ("1", "2"):
@@ -497,12 +503,12 @@ def test_annotate_jobs_with_recurring_sources(monkeypatch, tmp_path: Path) -> No
                      "--jobs", jobs, "-q"]) == 0
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].count(b"\nS ") == 23
-    assert errant_module.grouped_order([("a",), ("b",)]) is None
+    assert chunks_module.grouped_order([("a",), ("b",)]) is None
     # evaluate's edit phase (annotate_parallel): regrouped the same way, in input order again
     sources = [tuple(x.split()) for x in lines]
     cors = [tuple(x.split()) for x in cor.read_text(encoding="utf-8").splitlines()]
-    one = errant_module.process_annotator().annotate_corpus(sources, [cors])
-    two = errant_module.annotate_parallel(sources, [cors], jobs=2)
+    one = chunks_module.process_annotator().annotate_corpus(sources, [cors])
+    two = chunks_module.annotate_parallel(sources, [cors], jobs=2)
     assert two.sentences == one.sentences
 
 

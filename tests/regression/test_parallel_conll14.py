@@ -33,7 +33,7 @@ def _results(jobs: int, shared_data: Path) -> list:
 def test_two_processes_equal_one_on_conll14(shared_data: Path, monkeypatch) -> None:
     pytest.importorskip("errant")
     one = _results(1, shared_data)
-    monkeypatch.setattr("gecscope._pool.RANGE_MAX", 120)  # every system in ranges of 100
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 120)  # every system in ranges of 100
     two = _results(2, shared_data)
     assert len(one) == len(two) == 13 * len(METRICS)
     for a, b in zip(one, two, strict=True):
@@ -49,14 +49,14 @@ def test_two_processes_equal_one_on_conll14(shared_data: Path, monkeypatch) -> N
 def test_jobs_flag_gives_the_same_report(monkeypatch, tmp_path: Path, capsys) -> None:
     # the demo is small, so the thresholds are lowered to force the process pool
     pytest.importorskip("errant")
-    from gecscope import parallel
-    from gecscope.alignment import errant as errant_module
+    from gecscope.execution import chunks as chunks_module
+    from gecscope.execution import plan as parallel
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(errant_module, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(errant_module, "CHUNK", 8)
-    monkeypatch.setattr("gecscope._pool.RANGE_MAX", 5)  # the ranged metrics in 3 ranges
-    monkeypatch.setattr("gecscope._pool.RANGE_MIN", 1)
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(chunks_module, "CHUNK", 8)
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 5)  # the ranged metrics in 3 ranges
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MIN", 1)
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}.json"

@@ -34,7 +34,7 @@ def test_annotate_on_ray_equals_one_process(cluster: None, tmp_path: Path, monke
             ["--backend", "ray", "--jobs", "2", "--shard-size", "5"])
     for extra in runs:
         if extra[-1] == "5":  # shards of 5 pairs sent to the actors in chunks of 2 sentences
-            monkeypatch.setattr("gecscope.alignment.errant.CHUNK", 4)
+            monkeypatch.setattr("gecscope.execution.chunks.CHUNK", 4)
         out = tmp_path / f"{len(outs)}.m2"
         assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
                      str(DEMO / "rewriter.txt"), "--output", str(out), "-q", *extra]) == 0
@@ -79,8 +79,8 @@ def test_evaluate_on_ray_equals_one_process(cluster: None, monkeypatch) -> None:
     hyps = [Hypothesis.from_file(DEMO / f"{n}.txt") for n in ("careful", "rewriter", "cautious")]
     metrics = ["errant", "m2", "gleu", "imeasure", "cleme2", "gotoscorer"]
     local = evaluate(metrics, data, hyps)
-    monkeypatch.setattr("gecscope._pool.RANGE_MAX", 5)  # 12 sentences: ranges of 4
-    monkeypatch.setattr("gecscope._pool.RANGE_MIN", 1)
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 5)  # 12 sentences: ranges of 4
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MIN", 1)
     data_ray = EvalData.from_m2(DEMO / "references.m2")  # fresh: edits extracted on the actors
     remote = evaluate(metrics, data_ray, hyps, jobs=2, backend="ray")
     remote_order = [(r.metric, r.system) for r in remote]

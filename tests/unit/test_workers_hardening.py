@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from gecscope._pool import default_jobs
+from gecscope.execution.pool import default_jobs
 
 DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
 ROOT = Path(__file__).resolve().parents[2]
@@ -328,7 +328,7 @@ def test_malformed_ray_address_is_a_usage_error(tmp_path: Path) -> None:
 def test_malformed_ray_addresses(address: str) -> None:
     pytest.importorskip("ray", reason="the Ray backend needs the ray extra")
     from gecscope.errors import ConfigError
-    from gecscope.ray_backend import check_address
+    from gecscope.execution.ray import check_address
 
     with pytest.raises(ConfigError, match=f"--address '{address}' is not a Ray cluster address"):
         check_address(address)
@@ -350,7 +350,7 @@ def cluster() -> Iterator[Any]:
 
 @pytest.mark.slow
 def test_the_address_check_accepts_a_real_ray_cluster(cluster) -> None:
-    from gecscope.ray_backend import check_address
+    from gecscope.execution.ray import check_address
 
     check_address(cluster.get_runtime_context().gcs_address)
 
@@ -358,7 +358,7 @@ def test_the_address_check_accepts_a_real_ray_cluster(cluster) -> None:
 @pytest.mark.slow
 @pytest.mark.requires_spacy
 def test_ray_actors_no_more_than_the_cluster_cpus(cluster, capsys) -> None:
-    from gecscope import ray_backend
+    from gecscope.execution import ray as ray_backend
 
     _, actors = ray_backend.connect(None, 12)
     assert actors == 2
@@ -371,7 +371,7 @@ def test_ray_actors_no_more_than_the_cluster_cpus(cluster, capsys) -> None:
 @pytest.mark.slow
 @pytest.mark.requires_spacy
 def test_ray_actors_no_more_than_the_tasks(cluster) -> None:
-    from gecscope import ray_backend
+    from gecscope.execution import ray as ray_backend
 
     # one job for up to two actors: one actor, holding one of the two CPUs
     results = ray_backend.annotate_jobs(iter([("echo", "one job")]), actors=2)
@@ -390,7 +390,7 @@ def test_an_interrupt_while_reading_ends_ordered_map_at_once() -> None:
     interrupt met while reading the input does not."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from gecscope._pool import ordered_map
+    from gecscope.execution.pool import ordered_map
 
     def items(error: BaseException) -> Iterator[int]:
         yield 1

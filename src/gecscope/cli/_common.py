@@ -81,10 +81,10 @@ class _NotAnOutputFlag(argparse.Action):
 
 
 def _jobs(text: str) -> int:
-    """``--jobs N``: a whole number from 0 (every core) to :data:`gecscope._pool.MAX_JOBS`
+    """``--jobs N``: a whole number from 0 (every core) to :data:`gecscope.execution.pool.MAX_JOBS`
     (above it, a typo rather than a machine); values above the cores are capped, with a
     warning, where the workers start."""
-    from gecscope._pool import MAX_JOBS
+    from gecscope.execution.pool import MAX_JOBS
 
     try:
         n = int(text)

@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
         write_m2(args.output, corpus)
         n, reused = len(corpus), 0
     else:
-        from gecscope._pool import default_jobs
-        from gecscope.alignment.stream import SHARD_SIZE, annotate_stream, count_lines
+        from gecscope.execution.annotate_stream import SHARD_SIZE, annotate_stream, count_lines
+        from gecscope.execution.pool import default_jobs
 
         size = SHARD_SIZE if args.shard_size is None else args.shard_size
         if size < 1:
@@ -149,8 +149,8 @@ def _note(message: str) -> None:
 
 def _sharded(args: argparse.Namespace, t0: float) -> int:
     """``--sharded``: shard files annotated where they are, on Ray Data (issue #17)."""
-    from gecscope import ray_backend
     from gecscope.cli._common import Progress
+    from gecscope.execution import ray as ray_backend
 
     if args.backend != "ray" or args.extractor != "errant" or args.shard_size:
         raise ConfigError("--sharded needs --backend ray and the ERRANT extractor (shards are "

@@ -12,7 +12,7 @@ workers write the M2 and the driver joins it in order (:func:`assembled`).
 
 With a ``resume_dir`` every finished shard is also kept there as ``shard-<n>-<digest>.m2``,
 where the digest covers the shard's input lines and the options. The file's first line is a
-check record (:mod:`gecscope.alignment.resume`): the shard's number and input lines, the
+check record (:mod:`gecscope.execution.resume`): the shard's number and input lines, the
 digest of its input and the SHA-256 of the M2 text that follows. A rerun reuses a shard only
 when its file passes that check (so a shard is never annotated twice, a changed input or
 option is annotated afresh, and a part cut short, edited or saved under another shard's name
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gecscope.alignment.resume import (
+from gecscope.execution.resume import (
     PartCheck,
     annotation_options,
     make_resume_folder,
@@ -78,15 +78,15 @@ class _Shard:
 
 
 def shard_jobs(shards: Iterable[Planned], pending: deque[_Shard]) -> Iterator[tuple[str, Any]]:
-    """The jobs of every shard (:func:`~gecscope.alignment.errant.run_job`), each shard
+    """The jobs of every shard (:func:`~gecscope.execution.chunks.run_job`), each shard
     appended to ``pending``.
 
-    A shard to annotate is cut into chunks (:func:`~gecscope.alignment.errant.worker_chunks`),
+    A shard to annotate is cut into chunks (:func:`~gecscope.execution.chunks.worker_chunks`),
     so every worker has a part of every shard; a shard in which a source recurs is first
     regrouped by source (each recurring source parsed once, by one worker) and its sentences'
     M2 come back one by one, to be put back in input order. A shard finished by an earlier run is passed through (``echo``), so
     results keep their order."""
-    from gecscope.alignment.errant import worker_chunks
+    from gecscope.execution.chunks import worker_chunks
 
     for lines, part, done in shards:
         if done is not None:
@@ -105,7 +105,7 @@ def assembled(results: Iterable[Any], pending: deque[_Shard],
               progress: Callable[[int], None] | None) -> Iterator[str]:
     """Each shard's M2 text from the results of its jobs (in job order), written to its
     ``--resume`` file when annotated now; a shard leaves ``pending`` once it is whole."""
-    from gecscope.alignment.errant import ungrouped
+    from gecscope.execution.chunks import ungrouped
 
     got: list[Any] = []
     for result in results:
@@ -148,11 +148,11 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                     note: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Annotate ``paths[0]`` (sources) against the corrected files ``paths[1:]`` into the M2
     file ``output``; returns (sentences, shards reused from ``resume_dir``). ``backend="ray"``
-    sends the shards to ``jobs`` Ray actors (:mod:`gecscope.ray_backend`) at ``address``.
+    sends the shards to ``jobs`` Ray actors (:mod:`gecscope.execution.ray`) at ``address``.
     A kept shard that fails its check is annotated again and ``note`` (default: a warning)
     is told which file was discarded and why."""
-    from gecscope._pool import IN_FLIGHT, ordered_map, process_pool
-    from gecscope.alignment.errant import PARALLEL_MIN, pool_job
+    from gecscope.execution.chunks import PARALLEL_MIN, pool_job
+    from gecscope.execution.pool import IN_FLIGHT, ordered_map, process_pool
     from gecscope.formats.plain import iter_token_shards
 
     if backend not in ("local", "ray"):
@@ -226,7 +226,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             yield done
 
     def ray_texts() -> Iterator[str]:
-        from gecscope import ray_backend
+        from gecscope.execution import ray as ray_backend
 
         pending: deque[_Shard] = deque()
         results = ray_backend.annotate_jobs(shard_jobs(plan(), pending), actors=jobs,

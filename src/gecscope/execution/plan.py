@@ -5,12 +5,12 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
 1. **Edits.** When a metric reads the systems' edits (``"hypothesis-edits"`` in
    :attr:`Metric.requires <gecscope.metrics.base.Metric.requires>`) every plain-text system
    is annotated with ERRANT at once, cut into chunks of sentences over all workers
-   (:func:`gecscope.alignment.errant.annotate_parallel`), so one system on a large corpus
+   (:func:`gecscope.execution.chunks.annotate_parallel`), so one system on a large corpus
    gets every core too. Each source is parsed once, by the worker holding its chunk.
 2. **Scores.** Every (metric, system) pair is one task, or, for a metric whose sentence
    statistics do not depend on the other sentences
    (:attr:`~gecscope.metrics.base.Metric.sentence_ranges`), several: ranges of sentences
-   (:func:`gecscope._pool.plan_ranges`: at most 5,000 sentences each, and enough ranges for
+   (:func:`gecscope.execution.pool.plan_ranges`: at most 5,000 sentences each, and enough ranges for
    every worker to have two tasks). Workers receive the references once (pickled
    :class:`~gecscope.data.EvalData`, which carries the extracted edits) and load their own
    models. A whole task sends back the :class:`~gecscope.metrics.base.SystemResult`; a range
@@ -21,7 +21,7 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
 
 Worker processes are *spawned* (no inherited threads or model state), never more than the
 cores this process may use (a warning says so when more were asked for), and die with the
-driver (:mod:`gecscope._pool`). Small jobs stay in this process (:func:`worth_parallel`):
+driver (:mod:`gecscope.execution.pool`). Small jobs stay in this process (:func:`worth_parallel`):
 there the start-up of the workers (Python, numpy, spaCy) would cost more than it saves.
 """
 
@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gecscope._pool import Task, plan_ranges, process_pool, score_task
 from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.execution.pool import Task, plan_ranges, process_pool, score_task
 from gecscope.metrics.base import Metric, SystemResult
 
 #: Estimated work below which scoring stays in one process: in units of ``relative_cost``
@@ -46,11 +46,11 @@ _STATE: dict[str, Any] = {}
 
 
 def resolve_jobs(jobs: int) -> int:
-    """``jobs`` checked (a whole number from 0 to :data:`~gecscope._pool.MAX_JOBS`), as a
+    """``jobs`` checked (a whole number from 0 to :data:`~gecscope.execution.pool.MAX_JOBS`), as a
     count of workers: ``0`` means every core this process may use. Not capped here (Ray
     actors are capped at the cluster's CPUs, processes at this machine's cores, where they
-    start: :func:`~gecscope._pool.capped_jobs`)."""
-    from gecscope._pool import MAX_JOBS, default_jobs
+    start: :func:`~gecscope.execution.pool.capped_jobs`)."""
+    from gecscope.execution.pool import MAX_JOBS, default_jobs
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 0 <= jobs <= MAX_JOBS:
         raise ConfigError(f"jobs must be a whole number from 0 (every core) to {MAX_JOBS}, "
@@ -62,7 +62,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
                   progress: Callable[[int], None] | None = None, pool: Any = None) -> None:
     """Annotate every plain-text system (and plain-text references) with ERRANT on ``jobs``
     processes (or on ``pool``) and store the edits in ``data``, where the metrics find them."""
-    from gecscope.alignment.errant import annotate_parallel
+    from gecscope.execution.chunks import annotate_parallel
 
     if data.lang.extractor != "errant":
         # other extractors are light (no parser to load): extracted here, in one process
@@ -191,11 +191,11 @@ class _Results:
 def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
                  actors: int, address: str | None = None,
                  progress: Callable[[int], None] | None = None) -> list[SystemResult]:
-    """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.ray_backend`): the edits of
+    """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.execution.ray`): the edits of
     every system extracted by annotator actors, then the scoring tasks of
-    :func:`~gecscope._pool.plan_ranges` on scorer actors."""
-    from gecscope import ray_backend
-    from gecscope.alignment.errant import ungrouped, worker_chunks
+    :func:`~gecscope.execution.pool.plan_ranges` on scorer actors."""
+    from gecscope.execution import ray as ray_backend
+    from gecscope.execution.chunks import ungrouped, worker_chunks
 
     metrics, hyps = _checked(metrics, data, hyps)
     _, actors = ray_backend.connect(address, actors)  # capped (and warned about) once
@@ -227,7 +227,7 @@ def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
     processes; identical results to one process. One pool serves both phases, so a worker
     that extracted edits keeps its spaCy model and parses for scoring. ``jobs`` is capped at
     the cores this process may use (with a warning)."""
-    from gecscope._pool import capped_jobs, default_jobs
+    from gecscope.execution.pool import capped_jobs, default_jobs
 
     metrics, hyps = _checked(metrics, data, hyps)
     jobs = capped_jobs(jobs, default_jobs())

@@ -2,7 +2,7 @@
 
 Work goes to a pool of stateful actors: each actor loads spaCy (and any metric's model) once,
 keeps it for every task it is given, and takes the next task as soon as it has finished one.
-Tasks are the same as those of the local process pool (:mod:`gecscope.parallel`): shards of
+Tasks are the same as those of the local process pool (:mod:`gecscope.execution.plan`): shards of
 sentence pairs for annotation, (metric, system) pairs or sentence ranges of them for scoring
 (the corpus score aggregated on the driver from the ranges' statistics); results come back in
 input order, so the output is identical to a single process's. The driver streams the input
@@ -26,7 +26,7 @@ from gecscope._optional import require
 from gecscope.errors import ConfigError, GecscopeError
 
 if TYPE_CHECKING:
-    from gecscope.alignment.resume import PartCheck
+    from gecscope.execution.resume import PartCheck
 
 
 class ClusterUnavailable(GecscopeError):
@@ -108,13 +108,13 @@ def connect(address: str | None, actors: int) -> tuple[Any, int]:
     """``ray``, initialised (joins ``address`` or starts a local instance with one CPU per
     core this process may use), and the number of actors to use: ``actors`` (``0``: one per
     CPU of the cluster) but never more than the cluster's CPUs (with a warning, as for
-    processes: :func:`gecscope._pool.capped_jobs`). Ray's SIGTERM handler (which would end
+    processes: :func:`gecscope.execution.pool.capped_jobs`). Ray's SIGTERM handler (which would end
     the process without the callers' clean-up) is replaced again by the one set before, and
     a SIGTERM it received while Ray started is given to that one."""
     import signal
     import threading
 
-    from gecscope._pool import capped_jobs, default_jobs
+    from gecscope.execution.pool import capped_jobs, default_jobs
 
     ray = require("ray", "ray", "the Ray backend")
     if not ray.is_initialized():
@@ -156,8 +156,8 @@ class _Annotator:
         self.annotator = ErrantAnnotator(lev=lev, merge=merge)
 
     def annotate(self, job: tuple[str, Any]) -> Any:
-        """One job of :func:`gecscope.alignment.errant.run_job`."""
-        from gecscope.alignment.errant import run_job
+        """One job of :func:`gecscope.execution.chunks.run_job`."""
+        from gecscope.execution.chunks import run_job
 
         return run_job(self.annotator, job)
 
@@ -170,7 +170,7 @@ class _Scorer:
         self.parts: dict[tuple[int, int], Any] = {}
 
     def score(self, task: tuple[int, int, int, int, Any]) -> tuple[int, int, int, Any]:
-        from gecscope._pool import score_task
+        from gecscope.execution.pool import score_task
 
         return score_task(self.data, self.metrics, self.hyps, task, self.parts)
 
@@ -244,7 +244,7 @@ def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str 
                   lev: bool = False, merge: str = "rules") -> Iterator[Any]:
     """The result of each job (see :meth:`_Annotator.annotate`), in order, from ``actors``
     Ray actors."""
-    from gecscope._pool import IN_FLIGHT
+    from gecscope.execution.pool import IN_FLIGHT
 
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Annotator)
@@ -255,7 +255,7 @@ def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str 
 def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
                 tasks: Sequence[tuple[int, int, int, int, Any]], *, actors: int,
                 address: str | None = None) -> Iterator[tuple[int, int, int, Any]]:
-    """The result of every task (:func:`gecscope._pool.score_task`: a whole system's
+    """The result of every task (:func:`gecscope.execution.pool.score_task`: a whole system's
     ``SystemResult`` or a sentence range's statistics), in order, on ``actors`` Ray actors."""
     ray, actors = connect(address, actors)
     cls = ray.remote(num_cpus=1)(_Scorer)
@@ -385,7 +385,7 @@ class _ShardAnnotator:
     temporary name, then a rename), so a shard's output exists only once it is complete.
 
     With ``parts`` (``--resume``: the folder ``OUTPUT.parts``) each M2 gets a check record
-    there (:class:`~gecscope.alignment.resume.PartCheck`: the digest of the shard's input
+    there (:class:`~gecscope.execution.resume.PartCheck`: the digest of the shard's input
     lines and options, and of the M2 text); an existing M2 is kept only when it matches its
     record, otherwise it is annotated again with a note saying why."""
 
@@ -429,8 +429,8 @@ class _ShardAnnotator:
         import json
         import posixpath
 
-        from gecscope.alignment.resume import PartCheck, annotation_options, shard_digest
         from gecscope.errors import LengthMismatchError
+        from gecscope.execution.resume import PartCheck, annotation_options, shard_digest
         from gecscope.formats.m2 import format_sentence
 
         fs, path = _filesystem(dest)
@@ -532,7 +532,7 @@ def annotate_shards(rows: Sequence[dict[str, str]], output: str, *, actors: int,
             progress(1)
         if row["note"]:
             if note is None:
-                from gecscope.alignment.resume import note_warning as note
+                from gecscope.execution.resume import note_warning as note
             note(str(row["note"]))
         if row["error"]:
             first = first or RemoteInputError(str(row["error"]), int(row["code"]))

@@ -197,7 +197,7 @@ def with_edits(data: EvalData, hyps: Sequence[Hypothesis], *, jobs: int = 1) -> 
     nothing more, however many systems ``data``'s bounded cache would have to hold. A system
     whose edits cannot be extracted (no spaCy) is returned as it is (the report says why)."""
     from gecscope.data import DERIVED_CACHE_SIZE
-    from gecscope.parallel import extract_edits, resolve_jobs
+    from gecscope.execution.plan import extract_edits, resolve_jobs
 
     jobs = resolve_jobs(jobs)
     if data.m2 is None:  # plain-text references: no edit outcomes to show
