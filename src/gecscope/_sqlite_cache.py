@@ -14,6 +14,8 @@ round trips of :mod:`gecscope.rtt.translator`), opened and used the same careful
 * :func:`guard` turns an SQLite failure during a later read or write into the same errors.
 * :func:`row_digest` is the digest each cache row carries over its fields: a row changed
   after it was written (by hand, by another program) no longer matches it and is not used.
+* :class:`SQLiteCache` is the base of both caches: where the file is, opening it, the
+  ``digest`` column added to a cache written before rows carried one, its size, closing it.
 
 Standard library only.
 """
@@ -29,6 +31,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, ClassVar
 
 from gecscope.errors import CacheBusyError, GecscopeError, OutputError
 
@@ -145,3 +148,42 @@ def _prepare(path: Path, schema: Sequence[str], timeout: float,
         db.close()
         raise
     return db
+
+
+class SQLiteCache:
+    """One SQLite cache file in a directory (default :func:`default_cache_dir`), opened with
+    :func:`open_cache` and used inside :meth:`_guard`. A subclass names the file, its table
+    (whose rows carry a ``digest`` column) and the messages, and adds its reads and writes;
+    rows that fail their digest are listed in ``rejected``."""
+
+    #: what the cache is called in messages, and how to do without it
+    WHAT: ClassVar[str]
+    HINT: ClassVar[str]
+    #: the file name in the cache directory, the table and its ``CREATE TABLE IF NOT EXISTS``
+    FILE: ClassVar[str]
+    TABLE: ClassVar[str]
+    SCHEMA: ClassVar[str]
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.directory = Path(directory).expanduser() if directory else default_cache_dir()
+        self.path = self.directory / self.FILE
+        self.timeout = timeout
+        self.rejected: list[Any] = []
+        self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
+                              hint=self.HINT, version=2)
+        with self._guard():
+            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({self.TABLE})")}
+            if "digest" not in columns:  # a cache written before rows carried a digest
+                self._db.execute(f"ALTER TABLE {self.TABLE} ADD COLUMN digest TEXT")
+                self._db.commit()
+
+    def _guard(self) -> Any:
+        return guard(self.path, self.WHAT, self.timeout, self.HINT)
+
+    def __len__(self) -> int:
+        with self._guard():
+            return int(self._db.execute(f"SELECT COUNT(*) FROM {self.TABLE}").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()

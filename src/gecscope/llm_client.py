@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from gecscope._sqlite_cache import DEFAULT_TIMEOUT, guard, open_cache
+from gecscope._sqlite_cache import SQLiteCache
 from gecscope._sqlite_cache import row_digest as _row_digest
 from gecscope.errors import ConfigError, GecscopeError
 
@@ -130,7 +130,7 @@ def row_digest(key: str, request: str, answer: str) -> str:
     return _row_digest(ROW_FORMAT, key, request, answer)
 
 
-class AnswerCache:
+class AnswerCache(SQLiteCache):
     """LLM answers in SQLite, keyed by :func:`request_key`; the request is kept beside each
     answer, with :func:`row_digest` over key, request and answer.
 
@@ -147,27 +147,13 @@ class AnswerCache:
     """
 
     WHAT = "LLM answer cache"
+    FILE = CACHE_FILE
+    TABLE = "answer"
     SCHEMA = ("CREATE TABLE IF NOT EXISTS answer (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
               "answer TEXT NOT NULL, digest TEXT)")
     HINT = "make it writable, set cache_dir or $GECSCOPE_CACHE to a writable directory, or " \
            "run without the cache (cache=false)"
-
-    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.directory = (Path(directory).expanduser() if directory else default_cache_dir())
-        self.path = self.directory / CACHE_FILE
-        self.timeout = timeout
-        self.rejected: list[str] = []
-        self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
-                              hint=self.HINT, version=2)
-        with self._guard():
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(answer)")}
-            if "digest" not in columns:  # a cache written before rows carried a digest
-                self._db.execute("ALTER TABLE answer ADD COLUMN digest TEXT")
-                self._db.commit()
-
-    def _guard(self) -> Any:
-        return guard(self.path, self.WHAT, self.timeout, self.HINT)
+    rejected: list[str]
 
     def get(self, key: str, request: str) -> str | None:
         """The stored answer to ``request`` (whose key is ``key``), or None: not stored, or
@@ -189,13 +175,6 @@ class AnswerCache:
             self._db.execute("INSERT OR REPLACE INTO answer VALUES (?, ?, ?, ?)",
                              (key, request, answer, row_digest(key, request, answer)))
             self._db.commit()
-
-    def __len__(self) -> int:
-        with self._guard():
-            return int(self._db.execute("SELECT COUNT(*) FROM answer").fetchone()[0])
-
-    def close(self) -> None:
-        self._db.close()
 
 
 def message_content(payload: Any) -> str:

@@ -23,13 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from gecscope._optional import require
-from gecscope._sqlite_cache import (
-    DEFAULT_TIMEOUT,
-    default_cache_dir,
-    guard,
-    open_cache,
-    row_digest,
-)
+from gecscope._sqlite_cache import SQLiteCache, row_digest
 from gecscope.errors import ConfigError, GecscopeError, MissingDependencyError
 
 
@@ -284,20 +278,11 @@ class MarianTranslator(_DirectoryTranslator):
     kind = "marian"
 
     def _load(self, path: Path) -> Any:
-        from gecscope._hf import checkpoint_errors, offline
-
         transformers = require("transformers", "marian", "Marian translation models")
         require("torch", "marian", "Marian translation models")
-        # a damaged or unsafe checkpoint is a FormatError naming the file (as the learned
-        # metrics' loader does); a directory transformers cannot read is a ConfigError
-        with offline(transformers, path):
-            try:
-                tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-                with checkpoint_errors(path):  # inside: transformers 4 wraps them in an OSError
-                    model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
-                        str(path), local_files_only=True)
-            except (OSError, ValueError, KeyError) as exc:
-                raise ConfigError(f"cannot load a Marian model from {path}: {exc}") from None
+        tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = transformers.AutoModelForSeq2SeqLM.from_pretrained(str(path),
+                                                                   local_files_only=True)
         model.eval()
         return tok, model
 
@@ -487,7 +472,7 @@ def make_translator(spec: str | None = None) -> BaseTranslator:
 
 
 # -- cache -----------------------------------------------------------------------------------
-class RoundTripCache:
+class RoundTripCache(SQLiteCache):
     """Round trips stored in SQLite, keyed by (backend, pivot, sentence). Opened as every
     gecscope cache is (:func:`gecscope._sqlite_cache.open_cache`): proven writable first, a
     busy file waited on for ``timeout`` seconds, only a damaged regular file moved aside.
@@ -500,29 +485,14 @@ class RoundTripCache:
     """
 
     WHAT = "round-trip cache"
+    FILE = "rtt-round-trips.sqlite"
+    TABLE = "round_trip"
     ROW_FORMAT = "gecscope-round-trip/1"
     SCHEMA = ("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, sentence TEXT, "
               "output TEXT, digest TEXT, PRIMARY KEY (backend, pivot, sentence))")
     HINT = ("make it writable, give another directory with --cache-dir or $GECSCOPE_CACHE, "
             "or run without the cache (--no-cache)")
-
-    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
-                 timeout: float = DEFAULT_TIMEOUT):
-        self.directory = (Path(directory).expanduser() if directory is not None
-                          else default_cache_dir())
-        self.path = self.directory / "rtt-round-trips.sqlite"
-        self.timeout = timeout
-        self.rejected: list[tuple[str, str, str]] = []
-        self._db = open_cache(self.path, self.WHAT, [self.SCHEMA], timeout=timeout,
-                              hint=self.HINT, version=2)
-        with self._guard():
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(round_trip)")}
-            if "digest" not in columns:  # a cache written before rows carried a digest
-                self._db.execute("ALTER TABLE round_trip ADD COLUMN digest TEXT")
-                self._db.commit()
-
-    def _guard(self) -> Any:
-        return guard(self.path, self.WHAT, self.timeout, self.HINT)
+    rejected: list[tuple[str, str, str]]
 
     def _digest(self, backend: str, pivot: str, sentence: str, output: str) -> str:
         return row_digest(self.ROW_FORMAT, backend, pivot, sentence, output)
@@ -553,13 +523,6 @@ class RoundTripCache:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(backend, pivot, s, o, self._digest(backend, pivot, s, o)) for s, o in pairs])
             self._db.commit()
-
-    def __len__(self) -> int:
-        with self._guard():
-            return int(self._db.execute("SELECT COUNT(*) FROM round_trip").fetchone()[0])
-
-    def close(self) -> None:
-        self._db.close()
 
 
 class CachedTranslator:
