@@ -24,9 +24,7 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.selection import corpus_greedy, per_sentence
-from gecscope.stats.fastpath import CountsPath, _np, prf_arrays, round_like_python
-from gecscope.stats.prf import prf
+from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit, Sentence
 
 MODES = ("cs", "cse", "ds", "dt")
@@ -51,6 +49,10 @@ class Candidate:
     fp: int
     fn: int
     cats: tuple[tuple[str, int, int, int], ...]
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        return (self.tp, self.fp, self.fn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,13 +148,6 @@ def category_table(cats: Mapping[str, Sequence[int]], level: int) -> dict[str, l
     return out
 
 
-Totals = tuple[int, int, int]
-
-
-def _add(t: Totals, c: Candidate) -> Totals:
-    return (t[0] + c.tp, t[1] + c.fp, t[2] + c.fn)
-
-
 class ErrantMetric(Metric[SentenceStats]):
     """ERRANT span-based correction/detection F-score with errant_compare's reference choice."""
 
@@ -188,8 +183,13 @@ class ErrantMetric(Metric[SentenceStats]):
 
         return package_versions(*ERRANT_PACKAGES)
 
-    def resampling(self) -> ErrantCounts:
-        return ErrantCounts(float(self.config.beta), self.config.selection_rounding)
+    def spec(self) -> CountSpec:
+        """errant_compare's choice: F of the running totals plus the candidate (rounded to
+        ``selection_rounding``), then more TP, fewer FP, fewer FN (the candidate's own)."""
+        return CountSpec("errant", float(self.config.beta), self.config.selection_rounding)
+
+    def resampling(self) -> CandidateCounts:
+        return self.spec().resampling(lambda s: s.candidates)
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[SentenceStats]:
         ref = data.reference_edits()
@@ -214,27 +214,17 @@ class ErrantMetric(Metric[SentenceStats]):
             out.append(SentenceStats(tuple(cands)))
         return out
 
-    def _key(self, total: Totals, cand: Candidate) -> tuple[float, int, int, int]:
-        """errant_compare's choice: F of the running totals plus the candidate (rounded to
-        ``selection_rounding``), then more TP, fewer FP, fewer FN."""
-        f = prf(total[0] + cand.tp, total[1] + cand.fp, total[2] + cand.fn, self.config.beta,
-                self.config.selection_rounding)[2]
-        return (f, cand.tp, -cand.fp, -cand.fn)
-
     def select(self, stats: Sequence[SentenceStats]) -> list[Candidate]:
         """The candidate errant_compare picks for each sentence, in corpus order."""
         cands = [s.candidates for s in stats]
-        chosen = corpus_greedy(cands, self._key, _add, (0, 0, 0))
+        chosen = self.spec().select(cands)
         # every sentence has at least one candidate (sentence_stats guarantees it)
         return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
 
     def aggregate(self, stats: Sequence[SentenceStats]) -> Score:
+        spec = self.spec()
         chosen = self.select(stats)
-        tp = sum(c.tp for c in chosen)
-        fp = sum(c.fp for c in chosen)
-        fn = sum(c.fn for c in chosen)
-        beta = self.config.beta
-        p, r, f = prf(tp, fp, fn, beta)
+        fields = spec.fields(spec.total(chosen))
         cats: CatCounts = {}
         for c in chosen:
             for name, ctp, cfp, cfn in c.cats:
@@ -242,54 +232,15 @@ class ErrantMetric(Metric[SentenceStats]):
                 acc[0] += ctp
                 acc[1] += cfp
                 acc[2] += cfn
-        fname = f"F{beta:g}"
-        return Score(self.name, f, {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, fname: f},
-                     main=fname, title=MODE_TITLES[self.config.mode], categories=cats)
+        return Score(self.name, fields[spec.fname], fields, main=spec.fname,
+                     title=MODE_TITLES[self.config.mode], categories=cats)
 
     def sentence_values(self, stats: Sequence[SentenceStats]) -> list[float]:
         """Sentence F_beta with the best reference for that sentence alone (unrounded)."""
-        beta = self.config.beta
-
-        def key(c: Candidate) -> tuple[float, int, int, int]:
-            return (prf(c.tp, c.fp, c.fn, beta)[2], c.tp, -c.fp, -c.fn)
-
+        spec = self.spec()
         cands = [s.candidates for s in stats]
         out = []
-        for c, i in zip(cands, per_sentence(cands, key), strict=True):
+        for c, i in zip(cands, spec.best(cands), strict=True):
             best = c[i] if i is not None else Candidate(0, 0, 0, 0, 0, ())
-            out.append(prf(best.tp, best.fp, best.fn, beta)[2])
+            out.append(spec.prf(best.counts)[2])
         return out
-
-
-class ErrantCounts(CountsPath):
-    """Resampling fast path: candidates of (TP, FP, FN); greedy choice on F rounded to
-    ``selection_rounding``, ties to more TP, fewer FP, fewer FN."""
-
-    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
-    # F (rounded or not) never decreases with TP and never increases with FP or FN
-    monotone = tiebreak
-
-    def __init__(self, beta: float, rounding: int | None) -> None:
-        self.beta = beta
-        self.rounding = rounding
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[Any]) -> Any:
-        np = _np()
-        width = max((len(s.candidates) for s in stats), default=1)
-        out = np.full((len(stats), width, 3), np.nan)
-        for i, s in enumerate(stats):
-            for j, c in enumerate(s.candidates):
-                out[i, j] = (c.tp, c.fp, c.fn)
-        return out
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        t = _np().asarray(totals, dtype=float)
-        p, r, f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)
-        return {"TP": t[..., 0], "FP": t[..., 1], "FN": t[..., 2], "P": p, "R": r,
-                self.fname: f}
-
-    def select_counts(self, totals: Any) -> Any:
-        t = _np().asarray(totals, dtype=float)
-        f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)[2]
-        return f if self.rounding is None else round_like_python(f, self.rounding)

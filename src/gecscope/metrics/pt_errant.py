@@ -46,10 +46,8 @@ from typing import Any, ClassVar
 from gecscope.data import Slot
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.metrics.errant import ErrantCounts
-from gecscope.metrics.selection import corpus_greedy, per_sentence
-from gecscope.stats.fastpath import CountsPath, MeanColumns, _np, prf_arrays
-from gecscope.stats.prf import prf
+from gecscope.metrics.candidates import CountSpec
+from gecscope.stats.fastpath import CountsPath, MeanColumns
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens
 
 LEVELS = ("corpus", "sentence")
@@ -254,43 +252,85 @@ def _mean_score(metric: str, columns: MeanColumns, stats: Sequence[Any]) -> Scor
 
 
 @dataclass(frozen=True, slots=True)
-class ErrantCandidate:
-    """Weighted counts of a sentence against one reference, and the edit counts behind them."""
+class PTCandidate:
+    """Weighted counts of a sentence against one reference, in the metric's count convention
+    (PT-ERRANT: TP, FP, FN; PT-M2: m2scorer's correct, proposed, gold), and the unweighted
+    edit counts behind them (same convention)."""
 
     annotator: int
-    tp: float
-    fp: float
-    fn: float
-    edits: tuple[int, int, int]  # unweighted (TP, FP, FN)
+    counts: tuple[float, float, float]
+    edits: tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
-class PTErrantStats:
-    """One candidate per reference, in reference order."""
+class PTStats:
+    """One candidate per reference (PT-ERRANT: in reference order; PT-M2: ascending id)."""
 
-    candidates: tuple[ErrantCandidate, ...]
-
-
-ErrTotals = tuple[float, float, float]
+    candidates: tuple[PTCandidate, ...]
 
 
-def _err_key(total: ErrTotals, c: ErrantCandidate, beta: float
-             ) -> tuple[float, float, float, float]:
-    tp, fp, fn = total[0] + c.tp, total[1] + c.fp, total[2] + c.fn
-    return (prf(tp, fp, fn, beta)[2], tp, -fp, -fn)
+_NO_CANDIDATE = PTCandidate(0, (0.0, 0.0, 0.0), (0, 0, 0))
 
 
-def _err_add(total: ErrTotals, c: ErrantCandidate) -> ErrTotals:
-    return (total[0] + c.tp, total[1] + c.fp, total[2] + c.fn)
+class _PTScores(_PTBase):
+    """The corpus and sentence scores of both metrics, from one :class:`CountSpec`: greedy
+    choice in corpus order on the F of the running totals, ties to the running totals' more
+    TP (correct), then less FP, FN (``proposed + beta^2 gold``), as gec-metrics and PT-M2."""
+
+    convention: ClassVar[str]
+    title: ClassVar[str]
+
+    def spec(self) -> CountSpec:
+        return CountSpec(self.convention, self.config.beta, cumulative_ties=True,
+                         fields_order=("F", "P", "R", "TP", "FP", "FN"), zero=(0.0, 0.0, 0.0))
+
+    def select(self, stats: Sequence[PTStats]) -> list[PTCandidate]:
+        """The reference chosen for each sentence (greedy, in corpus order)."""
+        cands = [s.candidates for s in stats]
+        chosen = self.spec().select(cands)
+        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
+
+    def sentence_rows(self, stats: Sequence[PTStats]) -> list[tuple[float, float, float]]:
+        """(P, R, F) of each sentence with the reference best for it alone."""
+        spec = self.spec()
+        cands = [s.candidates for s in stats]
+        return [spec.prf((c[i] if i is not None else _NO_CANDIDATE).counts)
+                for c, i in zip(cands, spec.best(cands), strict=True)]
+
+    def aggregate(self, stats: Sequence[PTStats]) -> Score:
+        beta = self.config.beta
+        if self.config.level == "sentence":
+            return _mean_score(self.name, _mean_columns(self.sentence_rows, beta), stats)
+        spec = self.spec()
+        chosen = self.select(stats)
+        fields = spec.fields(spec.total(chosen))
+        n = (0, 0, 0)
+        for c in chosen:
+            n = (n[0] + c.edits[0], n[1] + c.edits[1], n[2] + c.edits[2])
+        n_tp, n_fp, n_fn = spec.tp_fp_fn(n)
+        fields.update({"TP_edits": n_tp, "FP_edits": n_fp, "FN_edits": n_fn})
+        fname = spec.fname
+        return Score(self.name, fields[fname], fields, main=fname,
+                     display=(fname, "P", "R", "TP", "FP", "FN"), title=self.title)
+
+    def sentence_values(self, stats: Sequence[PTStats]) -> list[float]:
+        return [row[2] for row in self.sentence_rows(stats)]
+
+    def resampling(self) -> CountsPath:
+        if self.config.level == "sentence":
+            return _mean_columns(self.sentence_rows, self.config.beta)
+        return self.spec().resampling(lambda s: s.candidates)
 
 
-class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
+class PTErrantMetric(_PTScores, Metric[PTStats]):
     """PT-ERRANT: ERRANT edits weighted by BERTScore (gec-metrics 0.1.1 ``PTERRANT``)."""
 
     name = "pterrant"
     description = "PT-ERRANT: BERTScore-weighted ERRANT F-score (Gong et al. 2022; gec-metrics)"
     requires = frozenset({"m2", "hypothesis-edits"})
     relative_cost = 10.0
+    convention = "errant"
+    title = "Span-Based Correction, BERTScore-weighted edits"
 
     @dataclass(frozen=True)
     class Config(PTConfig):
@@ -304,7 +344,7 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
 
         return {**self._model_extras(), **package_versions(*ERRANT_PACKAGES)}
 
-    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTErrantStats]:
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTStats]:
         refs = data.reference_edits()
         hm = data.hypothesis_m2(hyp)
         h_ann = hm.system_annotator
@@ -328,54 +368,8 @@ class PTErrantMetric(_PTBase, Metric[PTErrantStats]):
                 w = dict(zip(dict.fromkeys(_key(e) for e in (*h_edits, *r_edits)), weights[job],
                              strict=True))
                 cands.append(_errant_counts(k, h_edits, r_edits, w))
-            out.append(PTErrantStats(tuple(cands)))
+            out.append(PTStats(tuple(cands)))
         return out
-
-    def select(self, stats: Sequence[PTErrantStats]) -> list[ErrantCandidate]:
-        """The reference gec-metrics picks for each sentence (greedy, in corpus order)."""
-        beta = self.config.beta
-        cands = [s.candidates for s in stats]
-        chosen = corpus_greedy(cands, lambda t, c: _err_key(t, c, beta), _err_add,
-                               (0.0, 0.0, 0.0))
-        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
-
-    def _sentence_best(self, stats: Sequence[PTErrantStats]) -> list[ErrantCandidate]:
-        beta = self.config.beta
-        cands = [s.candidates for s in stats]
-        zero = (0.0, 0.0, 0.0)
-        idx = per_sentence(cands, lambda c: _err_key(zero, c, beta))
-        return [c[i] if i is not None else ErrantCandidate(0, 0.0, 0.0, 0.0, (0, 0, 0))
-                for c, i in zip(cands, idx, strict=True)]
-
-    def sentence_rows(self, stats: Sequence[PTErrantStats]) -> list[tuple[float, float, float]]:
-        """(P, R, F) of each sentence with its own best reference."""
-        beta = self.config.beta
-        return [prf(c.tp, c.fp, c.fn, beta) for c in self._sentence_best(stats)]
-
-    def aggregate(self, stats: Sequence[PTErrantStats]) -> Score:
-        beta = self.config.beta
-        if self.config.level == "sentence":
-            return _mean_score(self.name, _mean_columns(self.sentence_rows, beta), stats)
-        tp = fp = fn = 0.0
-        n_tp = n_fp = n_fn = 0
-        for c in self.select(stats):
-            tp, fp, fn = tp + c.tp, fp + c.fp, fn + c.fn
-            n_tp, n_fp, n_fn = n_tp + c.edits[0], n_fp + c.edits[1], n_fn + c.edits[2]
-        p, r, f = prf(tp, fp, fn, beta)
-        fname = f"F{beta:g}"
-        return Score(self.name, f, {fname: f, "P": p, "R": r, "TP": tp, "FP": fp, "FN": fn,
-                                    "TP_edits": n_tp, "FP_edits": n_fp, "FN_edits": n_fn},
-                     main=fname, display=(fname, "P", "R", "TP", "FP", "FN"),
-                     title="Span-Based Correction, BERTScore-weighted edits")
-
-    def sentence_values(self, stats: Sequence[PTErrantStats]) -> list[float]:
-        return [row[2] for row in self.sentence_rows(stats)]
-
-    def resampling(self) -> CountsPath:
-        if self.config.level == "sentence":
-            return _mean_columns(self.sentence_rows, self.config.beta)
-        return _ErrantWeightedCounts(self.config.beta)
-
 
 def _key(e: Edit) -> EditKey:
     return (e.start, e.end, e.correction)
@@ -394,7 +388,7 @@ def _unique(edits: Any) -> list[Edit]:
 
 
 def _errant_counts(annotator: int, h_edits: Sequence[Edit], r_edits: Sequence[Edit],
-                   w: dict[EditKey, float]) -> ErrantCandidate:
+                   w: dict[EditKey, float]) -> PTCandidate:
     """Weighted TP/FP/FN summed as gec-metrics does: per error type first (types in order of
     appearance, hypothesis edits then missed reference edits), then over the types."""
     r_keys = {_key(e) for e in r_edits}
@@ -416,76 +410,21 @@ def _errant_counts(annotator: int, h_edits: Sequence[Edit], r_edits: Sequence[Ed
     tp = fp = fn = 0.0
     for acc in per_type.values():
         tp, fp, fn = tp + acc[0], fp + acc[1], fn + acc[2]
-    return ErrantCandidate(annotator, tp, fp, fn, (n_tp, n_fp, n_fn))
-
-
-class _ErrantWeightedCounts(ErrantCounts):
-    """Resampling for PT-ERRANT's corpus level: ERRANT's fast path over (TP, FP, FN) weights
-    per reference (greedy choice on the unrounded F of the running totals, ties to more TP,
-    less FP, less FN), with the fields in PT-ERRANT's order."""
-
-    def __init__(self, beta: float) -> None:
-        super().__init__(beta, None)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        t = _np().asarray(totals, dtype=float)
-        p, r, f = prf_arrays(t[..., 0], t[..., 1], t[..., 2], self.beta)
-        return {self.fname: f, "P": p, "R": r, "TP": t[..., 0], "FP": t[..., 1],
-                "FN": t[..., 2]}
+    return PTCandidate(annotator, (tp, fp, fn), (n_tp, n_fp, n_fn))
 
 
 # --------------------------------------------------------------------------- PT-M2
 
 
-@dataclass(frozen=True, slots=True)
-class M2Candidate:
-    """m2scorer's quantities for one gold annotator, as weight sums: the matched hypothesis
-    edits (``correct``), all hypothesis edits (``proposed``) and the gold edits (``gold``)."""
-
-    annotator: int
-    correct: float
-    proposed: float
-    gold: float
-    edits: tuple[int, int, int]  # unweighted (correct, proposed, gold)
-
-
-@dataclass(frozen=True, slots=True)
-class PTM2Stats:
-    """One candidate per gold annotator (ascending id)."""
-
-    candidates: tuple[M2Candidate, ...]
-
-
-M2Totals = tuple[float, float, float]
-
-
-def m2_weighted_prf(correct: float, proposed: float, gold: float, beta: float
-                    ) -> tuple[float, float, float]:
-    """P = correct/proposed (1 when nothing was proposed), R = correct/gold (1 when there was
-    nothing to find), F_beta (0 when P and R are 0), as the PT-M2 code computes them."""
-    p = correct / proposed if proposed else 1.0
-    r = correct / gold if gold else 1.0
-    b2 = beta * beta
-    f = (1.0 + b2) * p * r / (b2 * p + r) if b2 * p + r else 0.0
-    return p, r, f
-
-
-def _m2_key(total: M2Totals, c: M2Candidate, beta: float) -> tuple[float, float, float]:
-    cor, pro, gol = total[0] + c.correct, total[1] + c.proposed, total[2] + c.gold
-    return (m2_weighted_prf(cor, pro, gol, beta)[2], cor, -(pro + beta * beta * gol))
-
-
-def _m2_add(total: M2Totals, c: M2Candidate) -> M2Totals:
-    return (total[0] + c.correct, total[1] + c.proposed, total[2] + c.gold)
-
-
-class PTM2Metric(_PTBase, Metric[PTM2Stats]):
+class PTM2Metric(_PTScores, Metric[PTStats]):
     """PT-M2: MaxMatch edits weighted by BERTScore (Gong et al. 2022; pygongnlp/PT-M2)."""
 
     name = "ptm2"
     description = "PT-M2: BERTScore-weighted MaxMatch F-score (Gong et al. 2022)"
     requires = frozenset({"m2"})
     relative_cost = 15.0
+    convention = "m2-weighted"
+    title = "MaxMatch, BERTScore-weighted edits"
 
     @dataclass(frozen=True)
     class Config(PTConfig):
@@ -511,7 +450,7 @@ class PTM2Metric(_PTBase, Metric[PTM2Stats]):
             out["zero_weights"] = "uniform 1/n per sentence (PT-M2 compute_sentm2)"
         return out
 
-    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTM2Stats]:
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[PTStats]:
         from gecscope.metrics.m2.metric import M2Metric
         from gecscope.progress import tick
 
@@ -545,99 +484,12 @@ class PTM2Metric(_PTBase, Metric[PTM2Stats]):
                 if uniform and keys and sum(ws) == 0:
                     ws = [1.0 / len(keys)] * len(keys)
                 w = dict(zip(keys, ws, strict=True))
-                cands.append(M2Candidate(
-                    k, sum(w[e] for e in correct), sum(w[e] for e in proposed),
-                    sum(w[g] for g in golds), (len(correct), len(proposed), len(golds))))
-            out.append(PTM2Stats(tuple(cands)))
+                cands.append(PTCandidate(
+                    k, (sum(w[e] for e in correct), sum(w[e] for e in proposed),
+                        sum(w[g] for g in golds)), (len(correct), len(proposed), len(golds))))
+            out.append(PTStats(tuple(cands)))
         return out
-
-    def select(self, stats: Sequence[PTM2Stats]) -> list[M2Candidate]:
-        """The annotator chosen per sentence in corpus order (m2scorer's greedy choice)."""
-        beta = self.config.beta
-        cands = [s.candidates for s in stats]
-        chosen = corpus_greedy(cands, lambda t, c: _m2_key(t, c, beta), _m2_add,
-                               (0.0, 0.0, 0.0))
-        return [c[i] for c, i in zip(cands, chosen, strict=True) if i is not None]
-
-    def sentence_rows(self, stats: Sequence[PTM2Stats]) -> list[tuple[float, float, float]]:
-        """(P, R, F) of each sentence with the annotator best for it alone."""
-        beta = self.config.beta
-        zero = (0.0, 0.0, 0.0)
-        cands = [s.candidates for s in stats]
-        out = []
-        for c, i in zip(cands, per_sentence(cands, lambda c: _m2_key(zero, c, beta)),
-                        strict=True):
-            best = c[i] if i is not None else M2Candidate(0, 0.0, 0.0, 0.0, (0, 0, 0))
-            out.append(m2_weighted_prf(best.correct, best.proposed, best.gold, beta))
-        return out
-
-    def aggregate(self, stats: Sequence[PTM2Stats]) -> Score:
-        beta = self.config.beta
-        if self.config.level == "sentence":
-            return _mean_score(self.name, _mean_columns(self.sentence_rows, beta), stats)
-        cor = pro = gol = 0.0
-        n = [0, 0, 0]
-        for c in self.select(stats):
-            cor, pro, gol = cor + c.correct, pro + c.proposed, gol + c.gold
-            n = [n[0] + c.edits[0], n[1] + c.edits[1], n[2] + c.edits[2]]
-        p, r, f = m2_weighted_prf(cor, pro, gol, beta)
-        fname = f"F{beta:g}"
-        return Score(self.name, f, {fname: f, "P": p, "R": r, "TP": cor, "FP": pro - cor,
-                                    "FN": gol - cor, "TP_edits": n[0],
-                                    "FP_edits": n[1] - n[0], "FN_edits": n[2] - n[0]},
-                     main=fname, display=(fname, "P", "R", "TP", "FP", "FN"),
-                     title="MaxMatch, BERTScore-weighted edits")
-
-    def sentence_values(self, stats: Sequence[PTM2Stats]) -> list[float]:
-        return [row[2] for row in self.sentence_rows(stats)]
-
-    def resampling(self) -> CountsPath:
-        if self.config.level == "sentence":
-            return _mean_columns(self.sentence_rows, self.config.beta)
-        return _M2WeightedCounts(self.config.beta)
-
 
 def _span_key(edit: tuple[int, int, str, str]) -> EditKey:
     """An M2 scorer edit ``(start, end, original, correction)`` as a weight key."""
     return (edit[0], edit[1], tuple(edit[3].split(" ")) if edit[3] else ())
-
-
-class _M2WeightedCounts(CountsPath):
-    """Resampling for PT-M2's corpus level: (correct, proposed, gold, proposed + beta^2 gold)
-    per annotator; greedy choice on F, ties to more correct, then the smaller fourth column."""
-
-    tiebreak = ((0, 1.0), (3, -1.0))
-    monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
-
-    def __init__(self, beta: float) -> None:
-        self.beta = beta
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[PTM2Stats]) -> Any:
-        np = _np()
-        b2 = self.beta * self.beta
-        width = max((len(s.candidates) for s in stats), default=1) or 1
-        out = np.full((len(stats), width, 4), np.nan)
-        for i, s in enumerate(stats):
-            for j, c in enumerate(s.candidates):
-                out[i, j] = (c.correct, c.proposed, c.gold, c.proposed + b2 * c.gold)
-        return out
-
-    def _prf(self, t: Any) -> tuple[Any, Any, Any]:
-        np = _np()
-        c, p, g = t[..., 0], t[..., 1], t[..., 2]
-        b2 = self.beta * self.beta
-        with np.errstate(divide="ignore", invalid="ignore"):
-            prec = np.where(p != 0, c / p, 1.0)
-            rec = np.where(g != 0, c / g, 1.0)
-            f = np.where(b2 * prec + rec != 0, (1.0 + b2) * prec * rec / (b2 * prec + rec), 0.0)
-        return prec, rec, f
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        t = _np().asarray(totals, dtype=float)
-        prec, rec, f = self._prf(t)
-        return {self.fname: f, "P": prec, "R": rec, "TP": t[..., 0], "FP": t[..., 1] - t[..., 0],
-                "FN": t[..., 2] - t[..., 0]}
-
-    def select_counts(self, totals: Any) -> Any:
-        return self._prf(_np().asarray(totals, dtype=float))[2]

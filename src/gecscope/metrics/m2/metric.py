@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.metrics.m2.lattice import GoldEdit, PathArc, best_path, build_lattice
-from gecscope.metrics.selection import corpus_greedy
-from gecscope.stats.fastpath import CountsPath, _np, prf_arrays
 from gecscope.stats.prf import prf
 from gecscope.types import Edit, Sentence, Tokens
 
@@ -43,6 +41,10 @@ class M2Row:
     proposed_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
     gold_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
     correct_edits: tuple[SpanEdit, ...] = field(default=(), compare=False)
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        return (self.correct, self.proposed, self.gold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +73,10 @@ def m2_prf(correct: int, proposed: int, gold: int, beta: float) -> tuple[float, 
     return prf(correct, proposed - correct, gold - correct, beta)
 
 
-def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
-    """F_beta as an exact fraction (same conventions as :func:`prf`).
-
-    With ``correct > 0``, F = (1 + b2) c / (p + b2 g); with ``correct = 0`` it is 1 when nothing
-    was proposed and nothing was to be found, else 0.
-    """
-    if correct == 0:
-        return Fraction(1) if proposed == 0 and gold == 0 else Fraction(0)
-    b2 = beta * beta
-    a, d = b2.numerator, b2.denominator
-    return Fraction((d + a) * correct, d * proposed + a * gold)
+def m2_spec(beta: float) -> CountSpec:
+    """m2scorer's choice: exact F of the running totals plus the annotator's counts, then
+    more correct edits, then the smaller ``proposed + beta^2 * gold`` (the annotator's own)."""
+    return CountSpec("m2", float(beta), exact=True)
 
 
 def select_rows(stats: Sequence[M2SentenceStats], beta: float) -> list[M2Row]:
@@ -93,19 +88,8 @@ def select_rows(stats: Sequence[M2SentenceStats], beta: float) -> list[M2Row]:
     Comparing rounded floats instead changes POST's CoNLL-2014 P/R (34.53/21.70 instead of the
     published 34.51/21.73), and dropping the last criterion changes UFC's and IITB's F.
     """
-    fb = Fraction(beta)
-    b2 = fb * fb
-    a, d = b2.numerator, b2.denominator  # proposed + b2 * gold, scaled by d: d * p + a * g
-
-    def key(t: tuple[int, int, int], row: M2Row) -> tuple[Fraction, int, int]:
-        return (exact_f(t[0] + row.correct, t[1] + row.proposed, t[2] + row.gold, fb),
-                row.correct, -(d * row.proposed + a * row.gold))
-
-    def add(t: tuple[int, int, int], row: M2Row) -> tuple[int, int, int]:
-        return (t[0] + row.correct, t[1] + row.proposed, t[2] + row.gold)
-
     rows = [s.rows for s in stats]
-    chosen = corpus_greedy(rows, key, add, (0, 0, 0))
+    chosen = m2_spec(beta).select(rows)
     # a sentence with no row (never produced by sentence_stats) counts as nothing
     return [r[i] if i is not None else M2Row(-1, 0, 0, 0)
             for r, i in zip(rows, chosen, strict=True)]
@@ -223,62 +207,18 @@ class M2Metric(Metric[M2SentenceStats]):
                 for i, r in enumerate(select_rows(stats, self.config.beta))]
 
     def aggregate(self, stats: Sequence[M2SentenceStats]) -> Score:
-        beta = self.config.beta
-        chosen = select_rows(stats, beta)
-        c = sum(r.correct for r in chosen)
-        p = sum(r.proposed for r in chosen)
-        g = sum(r.gold for r in chosen)
-        prec, rec, f = m2_prf(c, p, g, beta)
-        fname = f"F{beta:g}"
+        spec = m2_spec(self.config.beta)
+        c, p, g = spec.total(select_rows(stats, spec.beta))
+        fields = spec.fields((c, p, g))
         details: dict[str, Any] = {"correct": c, "proposed": p, "gold": g}
         if self.config.verbose:
             details["sentences"] = self.details(stats)
-        return Score(self.name, f, {"TP": c, "FP": p - c, "FN": g - c, "P": prec, "R": rec,
-                                    fname: f}, main=fname, details=details)
+        return Score(self.name, fields[spec.fname], fields, main=spec.fname, details=details)
 
     def sentence_values(self, stats: Sequence[M2SentenceStats]) -> list[float]:
         """F_beta of each sentence with the annotator best for that sentence alone."""
         return [m2_prf(r.correct, r.proposed, r.gold, self.config.beta)[2]
                 for s in stats for r in select_rows([s], self.config.beta)]
 
-    def resampling(self) -> M2Counts:
-        return M2Counts(float(self.config.beta))
-
-
-class M2Counts(CountsPath):
-    """Resampling fast path: rows of (correct, proposed, gold); greedy choice on cumulative F,
-    ties to more correct, then to the smaller ``proposed + beta**2 * gold`` (m2scorer's order),
-    kept as a fourth column."""
-
-    tiebreak = ((0, 1.0), (3, -1.0))
-    # F grows with correct, falls with proposed and gold (and so with the fourth column)
-    monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
-
-    def __init__(self, beta: float) -> None:
-        self.beta = beta
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[Any]) -> Any:
-        np = _np()
-        b2 = self.beta * self.beta
-        width = max((len(s.rows) for s in stats), default=1) or 1
-        out = np.full((len(stats), width, 4), np.nan)
-        for i, s in enumerate(stats):
-            if not s.rows:  # aggregate counts such a sentence as (0, 0, 0)
-                out[i, 0] = (0, 0, 0, 0)
-            for j, r in enumerate(s.rows):
-                out[i, j] = (r.correct, r.proposed, r.gold, r.proposed + b2 * r.gold)
-        return out
-
-    def _prf(self, t: Any) -> tuple[Any, Any, Any]:
-        c, p, g = t[..., 0], t[..., 1], t[..., 2]
-        return prf_arrays(c, p - c, g - c, self.beta)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        t = _np().asarray(totals, dtype=float)
-        prec, rec, f = self._prf(t)
-        return {"TP": t[..., 0], "FP": t[..., 1] - t[..., 0], "FN": t[..., 2] - t[..., 0],
-                "P": prec, "R": rec, self.fname: f}
-
-    def select_counts(self, totals: Any) -> Any:
-        return self._prf(_np().asarray(totals, dtype=float))[2]
+    def resampling(self) -> CandidateCounts:
+        return m2_spec(self.config.beta).resampling(lambda s: s.rows)

@@ -1,0 +1,227 @@
+"""The best-reference count family: ERRANT, M2, PT-ERRANT, PT-M2 (and ChERRANT, which is ERRANT).
+
+Each sentence has candidates (one per reference, or per hypothesis x reference annotator pair),
+each a vector of three counts. The corpus score picks one candidate per sentence, greedily in
+corpus order, maximising the F of the running totals plus the candidate, then a tie-break;
+P, R and F of the summed counts are the score. One :class:`CountSpec` states how: which
+F convention the counts follow, the rounding and exactness of the choice, and the tie-break.
+``aggregate`` (:meth:`CountSpec.select`, :meth:`CountSpec.fields`) and the resampling fast path
+(:meth:`CountSpec.resampling`) both derive from it, so they cannot drift apart.
+
+F conventions (each a Python function and its bit-identical numpy twin):
+
+* ``errant``: counts are (TP, FP, FN); :func:`gecscope.stats.prf.prf`.
+* ``m2``: counts are m2scorer's (correct, proposed, gold); ``prf(c, p - c, g - c)``.
+* ``m2-weighted``: the same counts as weight sums (PT-M2): ``P = c / p``, ``R = c / g``.
+
+Tie-breaks: ``errant`` conventions prefer more TP, then fewer FP, then fewer FN; ``m2`` ones
+more correct, then a smaller ``proposed + beta^2 * gold`` (m2scorer's order). With
+``exact=True`` (m2scorer) F values are compared as exact fractions. ``cumulative_ties``
+compares the tie-break columns of the running totals plus the candidate (gec-metrics' PT-ERRANT
+and PT-M2) instead of the candidate's own (errant_compare, m2scorer); the fast path breaks
+ties on the candidate's columns, which orders the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol, TypeVar
+
+from gecscope.metrics.selection import corpus_greedy, per_sentence
+from gecscope.stats.fastpath import CountsPath, _np, prf_arrays, round_like_python
+from gecscope.stats.prf import prf
+
+CONVENTIONS = ("errant", "m2", "m2-weighted")
+
+Counts = tuple[Any, Any, Any]
+
+
+class HasCounts(Protocol):
+    """A candidate: its three counts in the spec's convention."""
+
+    @property
+    def counts(self) -> Counts: ...
+
+
+C = TypeVar("C", bound=HasCounts)
+
+
+def m2_weighted_prf(correct: float, proposed: float, gold: float, beta: float
+                    ) -> tuple[float, float, float]:
+    """P = correct/proposed (1 when nothing was proposed), R = correct/gold (1 when there was
+    nothing to find), F_beta (0 when P and R are 0), as the PT-M2 code computes them."""
+    p = correct / proposed if proposed else 1.0
+    r = correct / gold if gold else 1.0
+    b2 = beta * beta
+    f = (1.0 + b2) * p * r / (b2 * p + r) if b2 * p + r else 0.0
+    return p, r, f
+
+
+def m2_weighted_prf_arrays(c: Any, p: Any, g: Any, beta: float) -> tuple[Any, Any, Any]:
+    """Vectorised :func:`m2_weighted_prf` (same float operations)."""
+    np = _np()
+    b2 = beta * beta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = np.where(p != 0, c / p, 1.0)
+        rec = np.where(g != 0, c / g, 1.0)
+        f = np.where(b2 * prec + rec != 0, (1.0 + b2) * prec * rec / (b2 * prec + rec), 0.0)
+    return prec, rec, f
+
+
+def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
+    """F_beta of m2scorer counts as an exact fraction (same conventions as :func:`prf`).
+
+    With ``correct > 0``, F = (1 + b2) c / (p + b2 g); with ``correct = 0`` it is 1 when nothing
+    was proposed and nothing was to be found, else 0.
+    """
+    if correct == 0:
+        return Fraction(1) if proposed == 0 and gold == 0 else Fraction(0)
+    b2 = beta * beta
+    a, d = b2.numerator, b2.denominator
+    return Fraction((d + a) * correct, d * proposed + a * gold)
+
+
+@dataclass(frozen=True)
+class CountSpec:
+    """How a best-reference count metric chooses and scores (see the module docstring).
+
+    ``fields_order`` is the order of the Score fields; ``F`` stands for ``F{beta:g}``.
+    """
+
+    convention: str
+    beta: float
+    rounding: int | None = None
+    exact: bool = False
+    cumulative_ties: bool = False
+    fields_order: tuple[str, ...] = ("TP", "FP", "FN", "P", "R", "F")
+    zero: Counts = (0, 0, 0)  # the empty running totals ((0.0, 0.0, 0.0) for weight sums)
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"unknown count convention {self.convention!r}")
+
+    @property
+    def m2(self) -> bool:
+        return self.convention != "errant"
+
+    @property
+    def fname(self) -> str:
+        return f"F{self.beta:g}"
+
+    # -- Python: aggregate --------------------------------------------------------------------
+
+    def prf(self, t: Counts) -> tuple[float, float, float]:
+        """P, R, F of summed counts."""
+        if self.convention == "errant":
+            return prf(t[0], t[1], t[2], self.beta)
+        if self.convention == "m2":
+            return prf(t[0], t[1] - t[0], t[2] - t[0], self.beta)
+        return m2_weighted_prf(t[0], t[1], t[2], self.beta)
+
+    def tp_fp_fn(self, t: Counts) -> Counts:
+        return (t[0], t[1] - t[0], t[2] - t[0]) if self.m2 else t
+
+    def add(self, t: Counts, c: HasCounts) -> Counts:
+        x = c.counts
+        return (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+
+    def key(self, t: Counts, c: HasCounts, rounding: int | None = None) -> tuple[Any, ...]:
+        """What the choice maximises: F of ``t`` plus the candidate, then the tie-break."""
+        s = self.add(t, c)
+        ties = s if self.cumulative_ties else c.counts
+        if self.exact:
+            b2 = Fraction(self.beta) ** 2
+            a, d = b2.numerator, b2.denominator
+            return (exact_f(s[0], s[1], s[2], Fraction(self.beta)), ties[0],
+                    -(d * ties[1] + a * ties[2]))
+        if self.convention == "errant":
+            f = prf(s[0], s[1], s[2], self.beta, rounding)[2]
+            return (f, ties[0], -ties[1], -ties[2])
+        return (self.prf(s)[2], ties[0], -(ties[1] + self.beta * self.beta * ties[2]))
+
+    def select(self, cands: Sequence[Sequence[C]]) -> list[int | None]:
+        """Per sentence, the candidate chosen greedily in corpus order (``None``: none)."""
+        return corpus_greedy(cands, lambda t, c: self.key(t, c, self.rounding), self.add,
+                             self.zero)
+
+    def best(self, cands: Sequence[Sequence[C]]) -> list[int | None]:
+        """Per sentence, the candidate best for that sentence alone (F unrounded)."""
+        zero = self.zero
+        return per_sentence(cands, lambda c: self.key(zero, c))
+
+    def total(self, chosen: Sequence[HasCounts]) -> Counts:
+        """The counts of the chosen candidates, summed in corpus order."""
+        t = self.zero
+        for c in chosen:
+            t = self.add(t, c)
+        return t
+
+    def fields(self, t: Counts) -> dict[str, Any]:
+        """The Score fields of summed counts, in ``fields_order``."""
+        p, r, f = self.prf(t)
+        tp, fp, fn = self.tp_fp_fn(t)
+        values = {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, "F": f}
+        return {(self.fname if k == "F" else k): values[k] for k in self.fields_order}
+
+    # -- numpy: resampling --------------------------------------------------------------------
+
+    def prf_arrays(self, t: Any) -> tuple[Any, Any, Any]:
+        """Vectorised :meth:`prf` over ``(..., columns)`` totals."""
+        a, b, c = t[..., 0], t[..., 1], t[..., 2]
+        if self.convention == "errant":
+            return prf_arrays(a, b, c, self.beta)
+        if self.convention == "m2":
+            return prf_arrays(a, b - a, c - a, self.beta)
+        return m2_weighted_prf_arrays(a, b, c, self.beta)
+
+    def resampling(self, candidates: Any) -> CandidateCounts:
+        """The fast path; ``candidates(stat)`` gives a sentence's candidates."""
+        return CandidateCounts(self, candidates)
+
+
+class CandidateCounts(CountsPath):
+    """Resampling fast path of a :class:`CountSpec`: candidate rows of the three counts (plus
+    ``proposed + beta^2 gold`` for the m2 tie-break), greedy choice on the spec's F (rounded
+    as it says), ties as it says."""
+
+    def __init__(self, spec: CountSpec, candidates: Any) -> None:
+        self.spec = spec
+        self.candidates = candidates
+        if spec.m2:
+            self.tiebreak = ((0, 1.0), (3, -1.0))
+            # F grows with correct, falls with proposed and gold (and so with the fourth column)
+            self.monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
+        else:
+            self.tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
+            # F (rounded or not) never decreases with TP and never increases with FP or FN
+            self.monotone = self.tiebreak
+
+    def resample_counts(self, stats: Sequence[Any]) -> Any:
+        np = _np()
+        b2 = self.spec.beta * self.spec.beta
+        cols = 4 if self.spec.m2 else 3
+        rows = [self.candidates(s) for s in stats]
+        width = max((len(r) for r in rows), default=1) or 1
+        out = np.full((len(stats), width, cols), np.nan)
+        for i, cands in enumerate(rows):
+            if not cands:  # aggregate counts such a sentence as nothing
+                out[i, 0] = 0.0
+            for j, c in enumerate(cands):
+                x = c.counts
+                out[i, j] = (*x, x[1] + b2 * x[2]) if self.spec.m2 else x
+        return out
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        t = _np().asarray(totals, dtype=float)
+        p, r, f = self.spec.prf_arrays(t)
+        a, b, c = t[..., 0], t[..., 1], t[..., 2]
+        tp, fp, fn = (a, b - a, c - a) if self.spec.m2 else (a, b, c)
+        values = {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, "F": f}
+        return {(self.spec.fname if k == "F" else k): values[k] for k in self.spec.fields_order}
+
+    def select_counts(self, totals: Any) -> Any:
+        f = self.spec.prf_arrays(_np().asarray(totals, dtype=float))[2]
+        rounding = self.spec.rounding
+        return f if rounding is None else round_like_python(f, rounding)
