@@ -4,6 +4,7 @@ layer table (docs/architecture.md)."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +222,39 @@ def test_layer_check_finds_a_planted_violation() -> None:
 def test_layer_names_match_the_table() -> None:
     """Every layer has modules and every module prefix names a layer."""
     assert sorted(set(LAYERS.values())) == list(range(len(LAYER_NAMES)))
+
+
+DOC = SRC.parent / "docs" / "architecture.md"
+
+
+def _documented_layers(text: str) -> dict[int, tuple[str, set[str]]]:
+    """The rows ``| N | name | `module`, ... |`` of the layer table in ``text``: layer ->
+    (name, the back-quoted module prefixes, without ``gecscope.``)."""
+    rows: dict[int, tuple[str, set[str]]] = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"\| (\d+) \| ([^|]+?) \| (.+) \|", line.strip())
+        if m:
+            rows[int(m[1])] = (m[2], set(re.findall(r"`([^`]+)`", m[3])))
+    return rows
+
+
+def test_the_architecture_page_names_the_layers_of_the_table() -> None:
+    """docs/architecture.md lists the same layers, in the same order, with the same modules,
+    and its picture names every layer."""
+    text = DOC.read_text(encoding="utf-8")
+    table = {n: (name, {p.removeprefix("gecscope.") for p, k in LAYERS.items() if k == n})
+             for n, name in enumerate(LAYER_NAMES)}
+    assert _documented_layers(text) == table
+    picture = text.split("```")[1]
+    for n, name in enumerate(LAYER_NAMES):
+        assert re.search(rf"^ *{n}  {re.escape(name)} ", picture, re.MULTILINE), name
+
+
+def test_documented_layers_are_read_from_the_table_rows() -> None:
+    """The page's reader sees a changed row (a missing module, a renamed layer)."""
+    text = "| 0 | base | `gecscope`, `types` (note) |\n| 1 | formats, stats | `formats` |\n"
+    assert _documented_layers(text) == {0: ("base", {"gecscope", "types"}),
+                                        1: ("formats, stats", {"formats"})}
 
 
 def _top_level_modules(code: str) -> set[str]:
