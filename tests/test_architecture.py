@@ -19,9 +19,26 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
-    """Modules of the package imported anywhere in ``path`` (module level or inside functions),
-    except under ``if TYPE_CHECKING:`` (those never execute)."""
+def _lazy_names() -> dict[str, str]:
+    """``gecscope.NAME`` -> the module that defines it, for the names the package root loads
+    lazily (its ``_LAZY`` table): ``from gecscope import evaluate`` imports the evaluation."""
+    tree = ast.parse((SRC / "gecscope" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and \
+                "_LAZY" in {getattr(t, "id", None) for t in
+                            (node.targets if isinstance(node, ast.Assign) else [node.target])}:
+            assert node.value is not None
+            return {f"gecscope.{k}": v for k, v in ast.literal_eval(node.value).items()}
+    raise AssertionError("gecscope/__init__.py has no _LAZY table")
+
+
+def _imports(path: Path, name: str, modules: set[str],
+             lazy: dict[str, str] | None = None) -> set[str]:
+    """Modules of the package imported anywhere in ``path`` (module level or inside functions,
+    a name the package root loads lazily counting as its module, and
+    ``importlib.import_module("gecscope...")`` with a literal name), except under
+    ``if TYPE_CHECKING:`` (those never execute)."""
+    lazy = lazy or {}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -45,7 +62,16 @@ def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
                 up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*up, base] if base else up)
             found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
+            for a in node.names:
+                found.add(lazy.get(f"{base}.{a.name}", f"{base}.{a.name}"))
+
+        def visit_Call(self, node: ast.Call) -> None:
+            func = node.func
+            if getattr(func, "attr", getattr(func, "id", None)) == "import_module" and \
+                    node.args and isinstance(node.args[0], ast.Constant) and \
+                    isinstance(node.args[0].value, str):
+                found.add(node.args[0].value)
+            self.generic_visit(node)
 
     Visitor().visit(tree)
     return {m for m in found if m in modules and m != name}
@@ -54,7 +80,8 @@ def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
 def _graph() -> dict[str, set[str]]:
     paths = {_module_name(p): p for p in (SRC / "gecscope").rglob("*.py")}
     modules = set(paths)
-    return {name: _imports(p, name, modules) for name, p in paths.items()}
+    lazy = _lazy_names()
+    return {name: _imports(p, name, modules, lazy) for name, p in paths.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -217,6 +244,22 @@ def test_layer_check_finds_a_planted_violation() -> None:
     assert _layer_violations(graph, layers) == [
         ("p.high.deep.y", "p.high.x"), ("p.low.a", "p.mid.b"), ("p.low.z", "p.other"),
         ("p.new", "no layer")]
+
+
+def test_the_import_reader_sees_every_kind_of_import(tmp_path: Path) -> None:
+    """Module level, in a function, relative, a lazy name of the package root and a literal
+    ``import_module`` are imports; one under ``if TYPE_CHECKING:`` is not."""
+    mod = tmp_path / "mod.py"
+    mod.write_text("from typing import TYPE_CHECKING\n"
+                   "import p.a\n"
+                   "from . import b\n"
+                   "from p import evaluate\n"
+                   "if TYPE_CHECKING:\n    import p.hidden\n"
+                   "def f():\n    from p.c import x\n"
+                   "    importlib.import_module('p.d')\n", encoding="utf-8")
+    modules = {"p", "p.a", "p.b", "p.c", "p.d", "p.e", "p.hidden", "p.mod"}
+    assert _imports(mod, "p.mod", modules, {"p.evaluate": "p.e"}) == \
+        {"p", "p.a", "p.b", "p.c", "p.d", "p.e"}
 
 
 def test_layer_names_match_the_table() -> None:
