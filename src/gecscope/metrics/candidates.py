@@ -14,6 +14,9 @@ F conventions (each a Python function and its bit-identical numpy twin):
 * ``m2``: counts are m2scorer's (correct, proposed, gold); ``prf(c, p - c, g - c)``.
 * ``m2-weighted``: the same counts as weight sums (PT-M2): ``P = c / p``, ``R = c / g``.
 
+With ``accuracy=True`` (GoToScorer) a candidate has a fourth count, TN, and the fields add
+``Acc = (TP + TN) / (TP + FP + FN + TN)`` (0 when all four are 0).
+
 Tie-breaks: ``errant`` conventions prefer more TP, then fewer FP, then fewer FN; ``m2`` ones
 more correct, then a smaller ``proposed + beta^2 * gold`` (m2scorer's order). With
 ``exact=True`` (m2scorer) F values are compared as exact fractions. ``cumulative_ties``
@@ -35,7 +38,7 @@ from gecscope.stats.prf import prf
 
 CONVENTIONS = ("errant", "m2", "m2-weighted")
 
-Counts = tuple[Any, Any, Any]
+Counts = tuple[Any, ...]
 
 
 class HasCounts(Protocol):
@@ -96,11 +99,14 @@ class CountSpec:
     exact: bool = False
     cumulative_ties: bool = False
     fields_order: tuple[str, ...] = ("TP", "FP", "FN", "P", "R", "F")
-    zero: Counts = (0, 0, 0)  # the empty running totals ((0.0, 0.0, 0.0) for weight sums)
+    zero: tuple[Any, ...] = (0, 0, 0)  # the empty totals ((0.0, 0.0, 0.0) for weight sums)
+    accuracy: bool = False
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
             raise ValueError(f"unknown count convention {self.convention!r}")
+        if self.accuracy and self.convention != "errant":
+            raise ValueError("accuracy (a TN count) goes with the errant convention")
 
     @property
     def m2(self) -> bool:
@@ -121,11 +127,13 @@ class CountSpec:
         return m2_weighted_prf(t[0], t[1], t[2], self.beta)
 
     def tp_fp_fn(self, t: Counts) -> Counts:
-        return (t[0], t[1] - t[0], t[2] - t[0]) if self.m2 else t
+        return (t[0], t[1] - t[0], t[2] - t[0]) if self.m2 else t[:3]
 
     def add(self, t: Counts, c: HasCounts) -> Counts:
         x = c.counts
-        return (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+        if len(x) == 3:
+            return (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+        return tuple(a + b for a, b in zip(t, x, strict=True))
 
     def key(self, t: Counts, c: HasCounts, rounding: int | None = None) -> tuple[Any, ...]:
         """What the choice maximises: F of ``t`` plus the candidate, then the tie-break."""
@@ -163,6 +171,10 @@ class CountSpec:
         p, r, f = self.prf(t)
         tp, fp, fn = self.tp_fp_fn(t)
         values = {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, "F": f}
+        if self.accuracy:
+            tn = t[3]
+            total = tp + fp + fn + tn
+            values.update({"TN": tn, "Acc": (tp + tn) / total if total else 0.0})
         return {(self.fname if k == "F" else k): values[k] for k in self.fields_order}
 
     # -- numpy: resampling --------------------------------------------------------------------
@@ -196,12 +208,12 @@ class CandidateCounts(CountsPath):
         else:
             self.tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0))
             # F (rounded or not) never decreases with TP and never increases with FP or FN
-            self.monotone = self.tiebreak
+            self.monotone = () if spec.accuracy else self.tiebreak
 
     def resample_counts(self, stats: Sequence[Any]) -> Any:
         np = _np()
         b2 = self.spec.beta * self.spec.beta
-        cols = 4 if self.spec.m2 else 3
+        cols = 4 if self.spec.m2 or self.spec.accuracy else 3
         rows = [self.candidates(s) for s in stats]
         width = max((len(r) for r in rows), default=1) or 1
         out = np.full((len(stats), width, cols), np.nan)
@@ -219,6 +231,12 @@ class CandidateCounts(CountsPath):
         a, b, c = t[..., 0], t[..., 1], t[..., 2]
         tp, fp, fn = (a, b - a, c - a) if self.spec.m2 else (a, b, c)
         values = {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, "F": f}
+        if self.spec.accuracy:
+            np = _np()
+            tn = t[..., 3]
+            total = tp + fp + fn + tn
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values.update({"TN": tn, "Acc": np.where(total != 0, (tp + tn) / total, 0.0)})
         return {(self.spec.fname if k == "F" else k): values[k] for k in self.spec.fields_order}
 
     def select_counts(self, totals: Any) -> Any:

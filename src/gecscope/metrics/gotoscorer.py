@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from gecscope.errors import ConfigError, FormatError, OutputError
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
-from gecscope.stats.fastpath import CountsPath, _np
+from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit
 
@@ -298,6 +298,10 @@ class GoToStats:
     fn: float
     tn: float
 
+    @property
+    def counts(self) -> tuple[float, float, float, float]:
+        return (self.tp, self.fp, self.fn, self.tn)
+
 
 def sentence_counts(ref: Sequence[Chunk], hyp: Sequence[Chunk],
                     weights: Sequence[float] | None) -> GoToStats:
@@ -498,54 +502,23 @@ class GoToScorerMetric(Metric[GoToStats]):
         return self.sentence_stats(part, hyp)
 
     def aggregate(self, stats: Sequence[GoToStats]) -> Score:
-        tp = fp = fn = tn = 0.0
-        for s in stats:  # in order, as gec-metrics adds them
-            tp += s.tp
-            fp += s.fp
-            fn += s.fn
-            tn += s.tn
-        beta = self.config.beta
-        p, r, f = prf(tp, fp, fn, beta)
-        total = tp + fp + fn + tn
-        acc = (tp + tn) / total if total else 0.0
-        fname = f"F{beta:g}"
-        return Score(self.name, f, {fname: f, "P": p, "R": r, "Acc": acc, "TP": tp, "FP": fp,
-                                    "FN": fn, "TN": tn},
-                     main=fname, display=(fname, "P", "R", "Acc"),
+        spec = self.spec()
+        fields = spec.fields(spec.total(stats))  # summed in order, as gec-metrics adds them
+        fname = spec.fname
+        return Score(self.name, fields[fname], fields, main=fname,
+                     display=(fname, "P", "R", "Acc"),
                      title="difficulty-weighted" if self.weighted else "unweighted")
 
     def sentence_values(self, stats: Sequence[GoToStats]) -> list[float]:
         beta = self.config.beta
         return [prf(s.tp, s.fp, s.fn, beta)[2] for s in stats]
 
-    def resampling(self) -> GoToCounts | None:
+    def spec(self) -> CountSpec:
+        """One candidate per sentence: its TP, FP, FN and TN, summed; P, R, F and accuracy."""
+        return CountSpec("errant", self.config.beta, accuracy=True, zero=(0.0, 0.0, 0.0, 0.0),
+                         fields_order=("F", "P", "R", "Acc", "TP", "FP", "FN", "TN"))
+
+    def resampling(self) -> CandidateCounts | None:
         """Vectorised resampling when unweighted (whole counts, so sums are exact in any
         order); weighted counts resample through :meth:`aggregate`."""
-        return None if self.weighted else GoToCounts(float(self.config.beta))
-
-
-class GoToCounts(CountsPath):
-    """Resampling fast path of unweighted GoToScorer: one (TP, FP, FN, TN) row per sentence."""
-
-    def __init__(self, beta: float) -> None:
-        self.beta = beta
-        self.fname = f"F{beta:g}"
-
-    def resample_counts(self, stats: Sequence[Any]) -> Any:
-        np = _np()
-        return np.array([[[s.tp, s.fp, s.fn, s.tn]] for s in stats], dtype=float).reshape(
-            len(stats), 1, 4)
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        from gecscope.stats.fastpath import prf_arrays
-
-        np = _np()
-        t = np.asarray(totals, dtype=float)
-        tp, fp, fn, tn = (t[..., k] for k in range(4))
-        p, r, f = prf_arrays(tp, fp, fn, self.beta)
-        total = tp + fp + fn + tn
-        with np.errstate(divide="ignore", invalid="ignore"):
-            acc = np.where(total != 0, (tp + tn) / total, 0.0)
-        return {self.fname: f, "P": p, "R": r, "Acc": acc, "TP": tp, "FP": fp, "FN": fn,
-                "TN": tn}
-
+        return None if self.weighted else self.spec().resampling(lambda s: (s,))
