@@ -75,6 +75,40 @@ def test_compare_tsv(errant_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert actual == [("AMU", "1", "1"), ("POST", "2", "2")]
 
 
+def test_evaluate_and_compare_write_one_tsv_schema(errant_dir: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``evaluate --format tsv`` and ``compare --format tsv`` write the one long schema of
+    docs/reports.md: the same header, the same value in every (system, metric, field) row;
+    ``evaluate --sentences`` adds one row per sentence, in order, with the metric's sentence
+    scores."""
+    from gecscope.metrics.base import EvalData, Hypothesis
+    from gecscope.metrics.m2 import M2Metric
+    from gecscope.reports.tsv import HEADER
+
+    ref = str(errant_dir / "references.m2")
+    hyps = [str(errant_dir / f"{n}.m2") for n in ("POST", "AMU")]
+    assert main(["evaluate", "-r", ref, "--hyp", *hyps, "-m", "errant", "-m", "m2",
+                 "--format", "tsv", "--sentences", "-q"]) == 0
+    ev = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
+    assert main(["compare", "-r", ref, "--hyp", *hyps, "-m", "errant", "-m", "m2",
+                 "--format", "tsv", "--bootstrap", "20", "-q"]) == 0
+    cmp = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
+    assert tuple(ev[0]) == tuple(cmp[0]) == HEADER
+    corpus = {tuple(r[:3]): r[3] for r in ev[1:] if not r[10]}
+    compared = {tuple(r[:3]): r[3] for r in cmp[1:]}
+    assert corpus == compared and len(corpus) == 2 * (6 + 6)
+    assert float(corpus["AMU", "errant", "F0.5"]) == pytest.approx(0.3208, abs=5e-5)
+    assert all(r[10] == "" for r in cmp[1:]) and all(r[7] for r in cmp[1:])  # ranked
+    data = EvalData.from_m2(ref)
+    for name, path in (("POST", hyps[0]), ("AMU", hyps[1])):
+        rows = [r for r in ev[1:] if r[10] and r[0] == name and r[1] == "m2"]
+        assert [int(r[10]) for r in rows] == list(range(1, len(data) + 1))
+        assert {(r[2], r[6]) for r in rows} == {("F0.5", "1")}
+        expected = M2Metric().evaluate(data, Hypothesis.from_file(path, name)).sentence_scores
+        assert expected is not None and [float(r[3]) for r in rows] == expected
+        assert len(set(expected)) > 2  # sentences differ: order matters
+
+
 @pytest.mark.slow
 def test_report_arguments_for_evaluate(errant_dir: Path, tmp_path: Path) -> None:
     """What ``gecscope evaluate --html --json-out --bootstrap`` does through write_reports."""

@@ -84,6 +84,51 @@ def test_m2_report_types_are_one_scheme(nucle: dict[str, Path], tmp_path: Path,
     assert "re-typed with ERRANT" in page and "ERRANT types (re-typed)</h3>" in page
 
 
+def _type_tables(out: str) -> dict[str, dict[str, list[int]]]:
+    """``evaluate --cat``'s tables: system -> type -> [TP, FP, FN]."""
+    tables: dict[str, dict[str, list[int]]] = {}
+    rows: dict[str, list[int]] | None = None
+    for line in out.splitlines():
+        if line.startswith("-- ") and " by error type " in line:
+            rows = tables.setdefault(line[3:].split(":")[0], {})
+        elif not line.strip():
+            rows = None
+        elif rows is not None and line.rsplit(None, 6)[1].isdigit():
+            name, tp, fp, fn = line.rsplit(None, 6)[:4]  # a name may hold a space: UNK (Um)
+            rows[name] = [int(tp), int(fp), int(fn)]
+    return tables
+
+
+@pytest.mark.requires_spacy
+@pytest.mark.requires_data
+def test_evaluate_cat_tables_are_one_scheme(nucle: dict[str, Path],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``evaluate --cat`` builds its tables from the report's per-type counts (type_counts):
+    against the NUCLE-typed gold they are ERRANT's types on both sides (old: ArtOrDet rows
+    with only FN beside DET rows with only FP), their counts add up to the scores, and the
+    note says why; the scores are those without --cat."""
+    args = ["evaluate", "-m", "errant", "-r", str(nucle["gold"]), "--hyp", str(nucle["AMU"]),
+            str(nucle["CAMB"])]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main([*args, "--cat", "2"]) == 0
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert out.startswith(plain.rstrip("\n") + "\n\n-- AMU: errant by error type (level 2)")
+    tables = _type_tables(out)
+    assert list(tables) == ["AMU", "CAMB"]
+    nucle_types = _gold_types(nucle["gold"])
+    scores = {ln.split()[0]: [int(x) for x in ln.split()[1:4]] for ln in plain.splitlines()
+              if ln.split() and ln.split()[0] in tables}
+    for system, rows in tables.items():
+        assert not set(rows) & nucle_types, (system, set(rows) & nucle_types)
+        assert any(tp and fn for tp, _, fn in rows.values()), system
+        assert rows["DET"][1] and rows["DET"][2]  # both sides under one name (old: DET: FP only)
+        assert [sum(r[i] for r in rows.values()) for i in range(3)] == scores[system]
+    assert "gecscope: note: error types are ERRANT's" in err and "re-typed with ERRANT" in err
+    assert "meaningless" not in err
+
+
 @pytest.mark.requires_spacy
 @pytest.mark.requires_data
 def test_retyping_changes_no_m2_or_errant_count(nucle: dict[str, Path]) -> None:

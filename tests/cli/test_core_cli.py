@@ -311,7 +311,8 @@ def test_swapped_reference_and_hypothesis_m2_is_flagged(capsys, tmp_path: Path) 
 
 @pytest.mark.requires_spacy
 def test_per_type_table_warns_when_the_type_schemes_differ(capsys, tmp_path: Path) -> None:
-    # NUCLE-typed gold against an ERRANT-typed hypothesis used to give a silent, meaningless table
+    # NUCLE-typed gold against an ERRANT-typed hypothesis used to give a silent, meaningless
+    # table; now the references are re-typed with ERRANT for it (tests/cli/test_compare_types)
     import re
 
     text = (DEMO / "references.m2").read_text(encoding="utf-8")
@@ -321,12 +322,15 @@ def test_per_type_table_warns_when_the_type_schemes_differ(capsys, tmp_path: Pat
     assert main(["annotate", "-s", str(DEMO / "source.txt"), "-c", str(DEMO / "careful.txt"),
                  "--output", str(hyp), "-q"]) == 0
     assert main(["evaluate", "-r", str(nucle), "--hyp", str(hyp), "--cat", "2"]) == 0
-    err = capsys.readouterr().err
-    assert "the references use types such as Nn, the hypothesis ERRANT" in err
-    assert "annotate --retype" in err
+    out, err = capsys.readouterr()
+    assert "the references use types such as Nn, careful types such as" in err
+    assert "so the references were re-typed with ERRANT" in err
+    table = out.split("-- careful: errant by error type (level 2) --\n")[1].splitlines()
+    assert "VERB:SVA" in {ln.split()[0] for ln in table[2:] if ln.strip()}
+    assert not [ln for ln in table if ln.startswith("Nn ")]
     assert main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp),
                  "--cat", "2"]) == 0
-    assert "per-type table is meaningless" not in capsys.readouterr().err
+    assert "re-typed" not in capsys.readouterr().err
 
 
 def test_progress_counts_sentences_from_inside_the_metrics() -> None:

@@ -213,3 +213,50 @@ def test_conll_report_with_errant(conll14: Path, tmp_path: Path) -> None:
     totals = outcome_totals(rep, "INPUT")
     assert totals["tp"] == totals["fp_ne"] == totals["fp_un"] == 0 and totals["fn"] > 2000
     jsonschema.validate(report_to_json(rep), load_schema())
+
+
+def test_sentence_listings_come_from_the_declared_details() -> None:
+    """``evaluate -v`` prints what a metric's ``Metric.details`` gives, whatever its class
+    (reports/ names no metric class); a metric without details lists nothing."""
+    from dataclasses import dataclass
+
+    from gecscope.reports.tables import format_evaluation
+
+    @dataclass(frozen=True)
+    class Detail:
+        index: int
+        annotator: int
+        proposed: tuple[tuple[int, int, str, str], ...]
+        gold: tuple[tuple[int, int, str, str], ...]
+        correct: tuple[tuple[int, int, str, str], ...]
+        counts: tuple[int, int, int]
+
+    class Listed(ExactMatch):
+        name = "toy-listed"
+
+        def details(self, stats):  # type: ignore[no-untyped-def]
+            edit = (1, 2, "go", "goes")
+            return [Detail(i, 1, (edit,), (edit,) if s else (), (edit,) if s else (),
+                           (s, 1, s)) for i, s in enumerate(stats)]
+
+    data, hyps = toy_corpus()
+    metrics = [Listed(), ExactMatch()]
+    results = [m.evaluate(data, h) for m in metrics for h in hyps]
+    report = build_report(data, hyps, results, metrics, sentences=False, types=False,
+                          details=True)
+    assert list(report.details) == ["toy-listed"]
+    assert list(report.details["toy-listed"]) == [h.name for h in hyps]
+    text = format_evaluation(report)
+    blocks = text.split("\n\n")
+    assert [b.splitlines()[0] for b in blocks if "per sentence" in b] == [
+        f"-- {h.name}: toy-listed per sentence (m2scorer -v) --" for h in hyps]
+    good = next(b for b in blocks if b.startswith("-- good: toy-listed")).splitlines()
+    stats = next(r.stats for r in results if r.system == "good" and r.metric == "toy-listed")
+    assert len(good) == 1 + 4 * len(stats)
+    for i, s in enumerate(stats):
+        head, proposed, gold, correct = good[1 + 4 * i:5 + 4 * i]
+        assert gold == ("  gold:     (1, 2) 'go' -> 'goes'" if s else "  gold:     -")
+        assert head == f"sentence {i + 1}  annotator 1  correct {s}  proposed 1  gold {s}"
+        assert proposed == "  proposed: (1, 2) 'go' -> 'goes'"
+        assert correct == ("  correct:  (1, 2) 'go' -> 'goes'" if s else "  correct:  -")
+    assert "toy-exact per sentence" not in text

@@ -250,13 +250,6 @@ class Progress:
         self.stream.flush()
 
 
-def render_tsv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    out = ["\t".join(header)]
-    for r in rows:
-        out.append("\t".join(repr(v) if isinstance(v, float) else str(v) for v in r))
-    return "\n".join(out)
-
-
 def make_metric(spec: str, options: Sequence[str] | None = None, *, alone: bool = True,
                 **overrides: Any) -> Any:
     """A metric from a registry name or ``module:Class``, with ``key=value`` options; keyword

@@ -23,7 +23,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
@@ -34,7 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.stats.fastpath import ResamplingCounts
     from gecscope.types import Corpus
 
-__all__ = ["EvalData", "Hypothesis", "Metric", "Score", "SystemResult", "looks_like_m2"]
+__all__ = ["EvalData", "Hypothesis", "Metric", "Score", "SentenceDetail", "SystemResult",
+           "looks_like_m2"]
 
 S = TypeVar("S")
 
@@ -73,6 +74,34 @@ class SystemResult:
     score: Score
     stats: list[Any]
     sentence_scores: list[float] | None = None
+
+
+#: An edit in a sentence listing: ``(start, end, original text, correction)``.
+SpanEdit = tuple[int, int, str, str]
+
+
+class SentenceDetail(Protocol):
+    """One sentence of a metric's listing (:meth:`Metric.details`; ``m2scorer -v``): the
+    reference annotator the scoring kept, the edits proposed, gold and correct, and the counts
+    ``(correct, proposed, gold)``."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def annotator(self) -> int: ...
+
+    @property
+    def proposed(self) -> Sequence[SpanEdit]: ...
+
+    @property
+    def gold(self) -> Sequence[SpanEdit]: ...
+
+    @property
+    def correct(self) -> Sequence[SpanEdit]: ...
+
+    @property
+    def counts(self) -> tuple[int, int, int]: ...
 
 
 MAX_OPTION_INT = 1_000_000  # no count-like option of any metric needs more
@@ -260,6 +289,12 @@ class Metric(ABC, Generic[S]):
 
     def sentence_values(self, stats: Sequence[S]) -> list[float] | None:
         """One score per sentence from its statistics, where the metric defines one."""
+        return None
+
+    def details(self, stats: Sequence[S]) -> Sequence[SentenceDetail] | None:
+        """Per sentence, what the scoring decided (the annotator kept, the edits proposed,
+        gold and correct), for ``evaluate -v`` (:mod:`gecscope.reports.tables` prints it), or
+        ``None`` when the metric has no such listing."""
         return None
 
     def signature_extras(self) -> dict[str, str]:

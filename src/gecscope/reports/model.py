@@ -26,7 +26,7 @@ from gecscope.reports.schemes import TypeView, type_view
 from gecscope.stats.prf import prf
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.metrics.base import Metric, SystemResult
+    from gecscope.metrics.base import Metric, SentenceDetail, SystemResult
     from gecscope.types import Corpus
 
 SCHEMA_VERSION = "1.0"
@@ -59,6 +59,10 @@ class MetricInfo:
     options: dict[str, Any]
     signature: str
     signature_long: str
+    #: What the scores name themselves (``Score.title``, e.g. "Span-Based Correction") and
+    #: the fields a terminal table shows by default (``Score.display``; empty: all).
+    title: str = ""
+    display: tuple[str, ...] = ()
 
 
 @dataclass
@@ -72,6 +76,8 @@ class ScoreEntry:
     field_intervals: dict[str, dict[str, Any]] = field(default_factory=dict)
     rank: int | None = None
     cluster: int | None = None
+    #: One score per sentence where the metric defines one (``SystemResult.sentence_scores``).
+    sentence_scores: list[float] | None = None
 
 
 @dataclass
@@ -129,6 +135,9 @@ class Report:
     #: Every pair of systems tested (bootstrap test only: its resamples are shared, so all
     #: pairs cost little more than the ranking), for the significance matrix.
     pairwise: list[dict[str, Any]] = field(default_factory=list)
+    #: metric -> system -> its sentence listing (:meth:`Metric.details
+    #: <gecscope.metrics.base.Metric.details>`, ``evaluate -v``), for metrics that give one.
+    details: dict[str, dict[str, Sequence[SentenceDetail]]] = field(default_factory=dict)
 
     def score(self, system: str, metric: str) -> ScoreEntry | None:
         for s in self.scores:
@@ -358,10 +367,26 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
     return TypeCounts(categories, view)
 
 
+def metric_details(results: Sequence[SystemResult], metrics: Sequence[Metric]
+                   ) -> dict[str, dict[str, Sequence[SentenceDetail]]]:
+    """Each metric's sentence listing per system (:meth:`Metric.details
+    <gecscope.metrics.base.Metric.details>`), for those of ``metrics`` that give one (results
+    of other metrics are left out)."""
+    metric_objs = {m.name: m for m in metrics}
+    out: dict[str, dict[str, Sequence[SentenceDetail]]] = {}
+    for r in results:
+        if r.metric not in metric_objs:
+            continue
+        listing = metric_objs[r.metric].details(r.stats)
+        if listing is not None:
+            out.setdefault(r.metric, {})[r.system] = listing
+    return out
+
+
 def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[SystemResult],
                  metrics: Sequence[Metric], *, n_samples: int = 0, seed: int | None = 12345,
                  test: str = "bootstrap", confidence: float = 0.95, alpha: float = 0.05,
-                 sentences: bool = True, types: bool = True,
+                 sentences: bool = True, types: bool = True, details: bool = False,
                  progress: Callable[[str], None] | None = None) -> Report:
     """Assemble a :class:`Report` from evaluation results.
 
@@ -369,7 +394,9 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     statistics, shared resamples across systems) and a ranking with significance clusters per
     metric (``test`` = ``bootstrap`` or ``ar``). ``sentences=False`` leaves out the
     per-sentence section (smaller JSON); ``types=False`` the per-metric per-type tables (and
-    the re-typing they may need, see :func:`type_counts`) when no rendering shows them.
+    the re-typing they may need, see :func:`type_counts`) when no rendering shows them;
+    ``details=True`` adds each metric's sentence listing (:func:`metric_details`). Without
+    resampling, sentences and types a report costs the signatures only.
     """
     by_metric: dict[str, list[SystemResult]] = {}
     for r in results:
@@ -387,11 +414,11 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
         m = metric_objs[name]
         sig = metric_signature(m, data, n_samples=n_samples or None, seed=seed,
                                test=test if n_samples else None)
-        main = by_metric[name][0].score.main
-        infos.append(MetricInfo(name, main, getattr(m, "description", "") or "",
+        first = by_metric[name][0].score
+        infos.append(MetricInfo(name, first.main, getattr(m, "description", "") or "",
                                 {k: clean(v) if not isinstance(v, str) else v
                                  for k, v in _plain_options(m).items()},
-                                sig.short(), sig.long()))
+                                sig.short(), sig.long(), first.title, tuple(first.display)))
     entries: list[ScoreEntry] = []
     comparisons: list[dict[str, Any]] = []
     pairwise: list[dict[str, Any]] = []
@@ -424,7 +451,7 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                 {k: clean(v) for k, v in r.score.fields.items()},
                 _clean_dict(iv[0].as_dict()) if iv else None,
                 {k: _clean_dict(v.as_dict()) for k, v in iv[1].items()} if iv else {},
-                rank, cluster))
+                rank, cluster, r.sentence_scores))
     warnings: list[str] = []
     counts = type_counts(data, hyps, results if types else [], metrics, sentences=sentences,
                          progress=progress, warnings=warnings)
@@ -444,7 +471,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     if counts.view.note or counts.view.refused:
         inputs["type_scheme"] = counts.view.note or counts.view.refused
     return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
-                  pairwise=pairwise)
+                  pairwise=pairwise,
+                  details=metric_details(results, metrics) if details else {})
 
 
 def _plain_options(m: Metric) -> dict[str, Any]:

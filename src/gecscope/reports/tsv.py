@@ -1,18 +1,23 @@
-"""TSV output of a report: one row per system, metric and score field (long format).
+"""TSV output of a report, the one schema of ``evaluate --format tsv`` and ``compare --format
+tsv``: long (tidy) format, one row per system, metric and score field.
 
-Columns: ``system metric field value ci_low ci_high main rank cluster signature``. ``main`` is
-``1`` on the headline field's row. Empty cells mean "not computed" (no resampling, no rank).
-Floats are written with ``repr`` (round-trip exact).
+Columns: ``system metric field value ci_low ci_high main rank cluster signature sentence``.
+``main`` is ``1`` on the headline field's row. ``sentence`` is empty on corpus rows; with
+per-sentence scores (``evaluate --sentences``) each system and metric gets one more row per
+sentence after the corpus rows: ``field`` the headline field's name, ``main`` 1, ``sentence``
+the 1-based sentence number, ``value`` the metric's score of that sentence alone. Empty cells
+mean "not computed" (no resampling, no rank, no sentence score). Floats are written with
+``repr`` (round-trip exact); a non-finite score is an empty cell.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gecscope.reports.model import Report
+from gecscope.reports.model import Report, clean
 
 HEADER = ("system", "metric", "field", "value", "ci_low", "ci_high", "main", "rank", "cluster",
-          "signature")
+          "signature", "sentence")
 
 
 def _cell(v: Any) -> str:
@@ -23,7 +28,9 @@ def _cell(v: Any) -> str:
     return str(v).replace("\t", " ").replace("\n", " ")
 
 
-def report_rows(report: Report) -> list[tuple[Any, ...]]:
+def report_rows(report: Report, *, sentences: bool = False) -> list[tuple[Any, ...]]:
+    """The rows of :data:`HEADER`: every score field, then (``sentences``) every sentence
+    score."""
     sigs = {m.name: m.signature for m in report.metrics}
     rows: list[tuple[Any, ...]] = []
     for s in report.scores:
@@ -34,11 +41,17 @@ def report_rows(report: Report) -> list[tuple[Any, ...]]:
             iv = s.interval if name == s.main else s.field_intervals.get(name)
             rows.append((s.system, s.metric, name, value, iv["low"] if iv else None,
                          iv["high"] if iv else None, int(name == s.main), s.rank, s.cluster,
-                         sigs.get(s.metric, "")))
+                         sigs.get(s.metric, ""), None))
+    if sentences:
+        for s in report.scores:
+            for i, v in enumerate(s.sentence_scores or []):
+                rows.append((s.system, s.metric, s.main, clean(v), None, None, 1, None, None,
+                             sigs.get(s.metric, ""), i + 1))
     return rows
 
 
-def report_to_tsv(report: Report) -> str:
+def report_to_tsv(report: Report, *, sentences: bool = False) -> str:
+    """The report as TSV (:data:`HEADER`; ``sentences``: with the sentence scores)."""
     lines = ["\t".join(HEADER)]
-    lines += ["\t".join(_cell(v) for v in row) for row in report_rows(report)]
+    lines += ["\t".join(_cell(v) for v in row) for row in report_rows(report, sentences=sentences)]
     return "\n".join(lines) + "\n"
