@@ -79,28 +79,6 @@ def errant_typed(types: Sequence[str]) -> bool:
     return bool(types) and sum(1 for t in types if _ERRANT_TYPE.match(t)) >= len(types) / 2
 
 
-def type_set_warning(system: str, reference_types: Sequence[str],
-                     hypothesis_types: Sequence[str]) -> str | None:
-    """A warning when the references and the hypothesis are typed in different schemes
-    (NUCLE's ``ArtOrDet``, ``Nn`` in the official CoNLL-2014 M2 against ERRANT's
-    ``R:NOUN:NUM`` of an ERRANT-annotated hypothesis): hits and misses then fall into the
-    references' types, false positives into the hypothesis', and no row means anything."""
-    if not reference_types or not hypothesis_types:
-        return None
-    ref, hyp = errant_typed(reference_types), errant_typed(hypothesis_types)
-    if ref == hyp:
-        return None
-    def scheme(types: Sequence[str], errant: bool) -> str:
-        if errant:
-            return "ERRANT's types"
-        return "types such as " + ", ".join(sorted({t for t in types if t and t != "noop"})[:3])
-
-    return (f"{system}: the references use {scheme(reference_types, ref)}, the hypothesis "
-            f"{scheme(hypothesis_types, hyp)}, so the per-type "
-            "table is meaningless; re-annotate the references with ERRANT first: "
-            "gecscope annotate --retype REF.m2 --output REF.errant.m2 (errant_m2 -auto)")
-
-
 #: zero-width characters: invisible, yet each one makes a token differ from the source's
 ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
