@@ -260,3 +260,19 @@ def test_sentence_listings_come_from_the_declared_details() -> None:
         assert proposed == "  proposed: (1, 2) 'go' -> 'goes'"
         assert correct == ("  correct:  (1, 2) 'go' -> 'goes'" if s else "  correct:  -")
     assert "toy-exact per sentence" not in text
+
+
+def test_a_report_without_types_or_sentences_extracts_no_edits() -> None:
+    """``evaluate`` builds a Report for every format: without per-type tables, sentences or
+    resampling it costs the signatures only, so text systems scored by a metric that reads no
+    edits get none extracted (with per-type tables asked for, they are)."""
+    demo = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+    data = EvalData((str(demo / "references.m2"),))
+    hyps = [Hypothesis.from_file(demo / f"{s}.txt") for s in ("careful", "rewriter")]
+    metric = ExactMatch()
+    results = [metric.evaluate(data, h) for h in hyps]
+    report = build_report(data, hyps, results, [metric], sentences=False, types=False)
+    assert [s.value for s in report.scores] == [r.score.value for r in results]
+    assert [s.sentence_scores for s in report.scores] == [r.sentence_scores for r in results]
+    assert report.per_type == {} and report.sentences == [] and report.details == {}
+    assert all(data.known_hypothesis_m2(h) is None for h in hyps)
