@@ -9,8 +9,9 @@ the system's edits (an M2 file written by ERRANT).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 Tokens = tuple[str, ...]
 
@@ -144,6 +145,10 @@ class Corpus:
     def __getitem__(self, i: int) -> Sentence:
         return self.sentences[i]
 
+    def subset(self, start: int, stop: int) -> Corpus:
+        """Sentences ``start`` to ``stop - 1``, under the same path."""
+        return Corpus(self.sentences[start:stop], self.path)
+
     @property
     def sources(self) -> list[Tokens]:
         return [s.source for s in self.sentences]
@@ -166,3 +171,33 @@ class Corpus:
     def hypotheses(self) -> list[Tokens]:
         """For a system M2 (one annotator, id 0 or the only one): the corrected sentences."""
         return self.references(self.system_annotator)
+
+
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """A piece of reference-level derived data of an :class:`EvalData`, declared (as a
+    module-level constant) by the component that fills it, saying whether it travels to
+    worker processes (``portable``: plain data that is costly to rebuild) and how a sentence
+    range cuts it (``cut(value, start, stop)``; without one, :meth:`EvalData.subset` starts
+    without it). A slot is pickled by reference (its module and name), so a worker finds the
+    same slot object."""
+
+    def __init__(self, module: str, name: str, *, portable: bool = False,
+                 cut: Callable[[T, int, int], T] | None = None) -> None:
+        self.module, self.name, self.portable, self.cut = module, name, portable, cut
+
+    def __repr__(self) -> str:
+        return f"Slot({self.module}.{self.name})"
+
+    def __reduce__(self) -> tuple[Callable[[str, str], Slot[Any]], tuple[str, str]]:
+        return _declared_slot, (self.module, self.name)
+
+
+def _declared_slot(module: str, name: str) -> Slot[Any]:
+    import importlib
+
+    slot = getattr(importlib.import_module(module), name)
+    assert isinstance(slot, Slot), (module, name)
+    return slot

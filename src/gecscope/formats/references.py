@@ -17,7 +17,7 @@ from gecscope.formats.base import PathLike, read_text
 from gecscope.formats.imeasure_xml import IMeasureGold, gold_to_m2, looks_like_gold, parse_gold
 from gecscope.formats.m2 import CHERRANT_TARGET, parse_m2
 from gecscope.formats.parallel import ParallelRow, parse_parallel
-from gecscope.types import Corpus
+from gecscope.types import Corpus, Tokens
 
 #: What a hypothesis file can be read as; ``auto`` decides from the whole file (see
 #: :func:`sniff_format`).
@@ -103,7 +103,7 @@ class ReferenceFile:
         """Sentences ``start`` to ``stop - 1`` of the file."""
         return replace(
             self,
-            m2=Corpus(self.m2.sentences[start:stop], self.m2.path) if self.m2 else self.m2,
+            m2=self.m2.subset(start, stop) if self.m2 is not None else None,
             gold=self.gold.subset(start, stop) if self.gold is not None else None,
             rows=self.rows[start:stop] if self.rows is not None else None)
 
@@ -142,3 +142,18 @@ def read_hypothesis_text(path: PathLike, format: str = "auto") -> tuple[str, str
             warnings.warn(f"{path}: {note}; give the format to read it otherwise "
                           "(--hyp-format, or format= in Python)", InputWarning, stacklevel=3)
     return format, text
+
+
+def corpus_references(corpus: Corpus, cycle: bool = False) -> list[list[Tokens]]:
+    """The references of an M2 corpus as ``[reference][sentence]`` token lists.
+
+    In an M2, an annotator without lines for a sentence changed nothing (its reference is the
+    source), as the reference tools read it. Parallel files and ChERRANT's M2 instead list
+    every target (``cycle``), and their sentences have different numbers of them (MuCGEC: one
+    to seven): there reference ``k`` of a sentence with fewer is its reference ``k mod
+    count``, so every reference set is a real correction."""
+    ids = corpus.annotators
+    if not cycle or all(s.annotators == ids for s in corpus):
+        return [corpus.references(k) for k in ids] or [corpus.sources]
+    per = [[s.reference(a) for a in s.annotators] or [s.source] for s in corpus]
+    return [[refs[k % len(refs)] for refs in per] for k in range(len(ids))]
