@@ -27,7 +27,7 @@ ties on the candidate's columns, which orders the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
@@ -135,29 +135,48 @@ class CountSpec:
             return (t[0] + x[0], t[1] + x[1], t[2] + x[2])
         return tuple(a + b for a, b in zip(t, x, strict=True))
 
-    def key(self, t: Counts, c: HasCounts, rounding: int | None = None) -> tuple[Any, ...]:
-        """What the choice maximises: F of ``t`` plus the candidate, then the tie-break."""
-        s = self.add(t, c)
-        ties = s if self.cumulative_ties else c.counts
+    def key(self, rounding: int | None = None) -> Callable[[Counts, HasCounts], tuple[Any, ...]]:
+        """What the choice maximises, ``key(totals, candidate)``: F of the totals plus the
+        candidate (rounded to ``rounding`` digits), then the tie-break."""
+        beta, cumulative = self.beta, self.cumulative_ties
         if self.exact:
-            b2 = Fraction(self.beta) ** 2
-            a, d = b2.numerator, b2.denominator
-            return (exact_f(s[0], s[1], s[2], Fraction(self.beta)), ties[0],
-                    -(d * ties[1] + a * ties[2]))
+            fb = Fraction(beta)
+            b2 = fb * fb
+            a, d = b2.numerator, b2.denominator  # proposed + b2 * gold, scaled by d
+
+            def exact(t: Counts, c: HasCounts) -> tuple[Any, ...]:
+                x = c.counts
+                s = (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+                ties = s if cumulative else x
+                return (exact_f(s[0], s[1], s[2], fb), ties[0], -(d * ties[1] + a * ties[2]))
+
+            return exact
         if self.convention == "errant":
-            f = prf(s[0], s[1], s[2], self.beta, rounding)[2]
-            return (f, ties[0], -ties[1], -ties[2])
-        return (self.prf(s)[2], ties[0], -(ties[1] + self.beta * self.beta * ties[2]))
+            def errant(t: Counts, c: HasCounts) -> tuple[Any, ...]:
+                x = c.counts
+                s = (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+                ties = s if cumulative else x
+                return (prf(s[0], s[1], s[2], beta, rounding)[2], ties[0], -ties[1], -ties[2])
+
+            return errant
+        score = self.prf
+
+        def m2(t: Counts, c: HasCounts) -> tuple[Any, ...]:
+            x = c.counts
+            s = (t[0] + x[0], t[1] + x[1], t[2] + x[2])
+            ties = s if cumulative else x
+            return (score(s)[2], ties[0], -(ties[1] + beta * beta * ties[2]))
+
+        return m2
 
     def select(self, cands: Sequence[Sequence[C]]) -> list[int | None]:
         """Per sentence, the candidate chosen greedily in corpus order (``None``: none)."""
-        return corpus_greedy(cands, lambda t, c: self.key(t, c, self.rounding), self.add,
-                             self.zero)
+        return corpus_greedy(cands, self.key(self.rounding), self.add, self.zero)
 
     def best(self, cands: Sequence[Sequence[C]]) -> list[int | None]:
         """Per sentence, the candidate best for that sentence alone (F unrounded)."""
-        zero = self.zero
-        return per_sentence(cands, lambda c: self.key(zero, c))
+        zero, key = self.zero, self.key()
+        return per_sentence(cands, lambda c: key(zero, c))
 
     def total(self, chosen: Sequence[HasCounts]) -> Counts:
         """The counts of the chosen candidates, summed in corpus order."""
