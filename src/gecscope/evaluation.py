@@ -93,7 +93,6 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
 
     from gecscope.checks import input_warnings
     from gecscope.errors import InputWarning
-    from gecscope.progress import reporting
 
     ms = make_metrics(metrics)
     if not isinstance(data, EvalData):
@@ -104,38 +103,6 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
         warnings.warn(message, InputWarning, stacklevel=2)
     for m in ms:
         m.prepare_systems(data, hyps)
-    if backend == "ray":
-        from gecscope.execution import plan as parallel
+    from gecscope.execution.plan import make_plan, run
 
-        return parallel.evaluate_ray(ms, data, hyps, parallel.resolve_jobs(jobs) if jobs else 0,
-                                     address, progress)
-    if backend != "local":
-        raise ConfigError(f"backend must be local or ray, got {backend!r}")
-    if jobs != 1:
-        from gecscope.execution import plan as parallel
-
-        jobs = parallel.resolve_jobs(jobs)
-        if parallel.worth_parallel(jobs, data, ms, hyps):
-            return parallel.evaluate_parallel(ms, data, hyps, jobs, progress)
-        if jobs > 1 and any("hypothesis-edits" in m.requires for m in ms):
-            for m in ms:  # one system on a large corpus: its edits still on every core
-                m.check_inputs(data)
-            parallel.extract_edits(data, hyps, jobs)
-    results = []
-    n = len(data)
-    for metric in ms:
-        for hyp in hyps:
-            done = 0
-
-            def sink(k: int) -> None:
-                nonlocal done
-                k = min(k, n - done)  # never more than this result's sentences
-                done += k
-                if progress is not None and k > 0:
-                    progress(k)
-
-            with reporting(sink if progress is not None else None):
-                results.append(metric.evaluate(data, hyp))
-            if progress is not None and done < n:
-                progress(n - done)
-    return results
+    return run(make_plan(ms, data, hyps, jobs, backend, address), progress)

@@ -158,7 +158,7 @@ def test_damaged_parts_through_the_workers(tmp_path: Path, capsys, monkeypatch) 
     pytest.importorskip("errant")
     from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
     monkeypatch.setattr(chunks_module, "CHUNK", 2)
     argv, folder, whole = _interrupted_run(tmp_path, "2")
     parts = sorted(folder.glob("shard-*.m2"))

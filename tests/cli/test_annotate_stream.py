@@ -41,7 +41,7 @@ def test_resume_reuses_finished_shards_after_a_failure(jobs: str, tmp_path: Path
     # must finish and keep the shards read before the bad one
     from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
     monkeypatch.setattr(chunks_module, "CHUNK", 2)
     assert _annotate(tmp_path / "whole.m2", "-q") == 0
     lines = (DEMO / "careful.txt").read_bytes().split(b"\n")

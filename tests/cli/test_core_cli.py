@@ -473,7 +473,7 @@ def test_annotate_jobs_gives_the_same_m2(monkeypatch, tmp_path: Path) -> None:
     pytest.importorskip("errant")
     from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)  # the demo is small
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)  # the demo is small
     monkeypatch.setattr(chunks_module, "CHUNK", 10)  # 5 sentences x 2 corrections: 3 chunks
     outs = []
     for jobs in ("1", "2"):
@@ -492,7 +492,7 @@ def test_annotate_jobs_with_recurring_sources(monkeypatch, tmp_path: Path) -> No
     pytest.importorskip("errant")
     from gecscope.execution import chunks as chunks_module
 
-    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
     monkeypatch.setattr(chunks_module, "CHUNK", 5)
     src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
     src.write_bytes((DEMO / "source.txt").read_bytes() * 2)

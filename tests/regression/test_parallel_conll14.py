@@ -50,10 +50,8 @@ def test_jobs_flag_gives_the_same_report(monkeypatch, tmp_path: Path, capsys) ->
     # the demo is small, so the thresholds are lowered to force the process pool
     pytest.importorskip("errant")
     from gecscope.execution import chunks as chunks_module
-    from gecscope.execution import plan as parallel
 
-    monkeypatch.setattr(parallel, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(chunks_module, "PARALLEL_MIN", 1)
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
     monkeypatch.setattr(chunks_module, "CHUNK", 8)
     monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 5)  # the ranged metrics in 3 ranges
     monkeypatch.setattr("gecscope.execution.pool.RANGE_MIN", 1)

@@ -371,10 +371,11 @@ def test_ray_actors_no_more_than_the_cluster_cpus(cluster, capsys) -> None:
 @pytest.mark.slow
 @pytest.mark.requires_spacy
 def test_ray_actors_no_more_than_the_tasks(cluster) -> None:
-    from gecscope.execution import ray as ray_backend
+    from gecscope.execution.chunks import pool_job
+    from gecscope.execution.executors import Ray
 
     # one job for up to two actors: one actor, holding one of the two CPUs
-    results = ray_backend.annotate_jobs(iter([("echo", "one job")]), actors=2)
+    results = Ray(2).map(pool_job, iter([(False, "rules", ("echo", "one job"))]), in_flight=8)
     assert next(results) == "one job"
     free = []
     deadline = time.monotonic() + 2

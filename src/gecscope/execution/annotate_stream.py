@@ -151,8 +151,9 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     sends the shards to ``jobs`` Ray actors (:mod:`gecscope.execution.ray`) at ``address``.
     A kept shard that fails its check is annotated again and ``note`` (default: a warning)
     is told which file was discarded and why."""
-    from gecscope.execution.chunks import PARALLEL_MIN, pool_job
-    from gecscope.execution.pool import IN_FLIGHT, ordered_map, process_pool
+    from gecscope.execution.chunks import pool_job
+    from gecscope.execution.executors import EDIT_COST, PARALLEL_MIN, Pool, Ray, worth_parallel
+    from gecscope.execution.pool import IN_FLIGHT, process_pool
     from gecscope.formats.plain import iter_token_shards
 
     if backend not in ("local", "ray"):
@@ -194,7 +195,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                 head.append(item)
                 if item[2] is None:
                     pairs += len(item[0][0]) * max(1, len(item[0]) - 1)
-                if pairs >= PARALLEL_MIN:
+                if pairs * EDIT_COST >= PARALLEL_MIN:
                     break
         except Exception as exc:  # noqa: BLE001 - an unreadable shard: raised after those before
             failure = exc
@@ -205,13 +206,13 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             yield from shards
 
         stream = itertools.chain(head, rest())
-        if jobs > 1 and pairs >= PARALLEL_MIN:
+        if worth_parallel(jobs, pairs * EDIT_COST):
             pending: deque[_Shard] = deque()
             with process_pool(jobs, jobs) as pool:
                 if pool is not None:
                     tasks = ((lev, merge, job) for job in shard_jobs(stream, pending))
-                    yield from assembled(ordered_map(pool, pool_job, tasks, IN_FLIGHT * jobs),
-                                         pending, progress)
+                    results = Pool(pool).map(pool_job, tasks, in_flight=IN_FLIGHT * jobs)
+                    yield from assembled(results, pending, progress)
                     return
             # the workers could not start or one broke (process_pool warned): the shards
             # not yet written, and the rest, in this process
@@ -226,11 +227,10 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
             yield done
 
     def ray_texts() -> Iterator[str]:
-        from gecscope.execution import ray as ray_backend
-
+        actors = Ray(jobs, address)
         pending: deque[_Shard] = deque()
-        results = ray_backend.annotate_jobs(shard_jobs(plan(), pending), actors=jobs,
-                                            address=address, lev=lev, merge=merge)
+        tasks = ((lev, merge, job) for job in shard_jobs(plan(), pending))
+        results = actors.map(pool_job, tasks, in_flight=IN_FLIGHT * actors.workers)
         yield from assembled(results, pending, progress)
 
     atomic_write(output, ray_texts() if backend == "ray" else texts())

@@ -5,15 +5,17 @@ input order, identical to one process's (:func:`annotate_parallel`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gecscope.alignment.errant import ErrantAnnotator, process_annotator
 from gecscope.errors import LengthMismatchError
 from gecscope.types import Corpus, Sentence, Tokens
 
+if TYPE_CHECKING:
+    from gecscope.execution.executors import Executor
+
 T = TypeVar("T")
 
-PARALLEL_MIN = 2_000  # sentence pairs below which one process is faster (each worker loads spaCy)
 CHUNK = 500  # sentence pairs per task: small enough to balance, large enough to batch the parser
 
 
@@ -84,14 +86,20 @@ def worker_chunks(sources: Sequence[Tokens], corrections: Sequence[Sequence[Toke
 def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[Tokens]], *,
                       jobs: int, lev: bool = False, merge: str = "rules",
                       progress: Callable[[int], None] | None = None,
-                      pool: Any = None) -> Corpus:
-    """:meth:`ErrantAnnotator.annotate_corpus` on ``jobs`` worker processes, each loading the
-    spaCy model once; sentences go out in chunks and come back in input order, so the output is
-    identical to one process's. Small inputs (fewer than :data:`PARALLEL_MIN` sentence pairs) and
-    ``jobs=1`` run in this process. ``pool``: an executor to use instead of a new one (the
-    scoring pool of :mod:`gecscope.execution.plan`, whose workers then keep their parses)."""
+                      executor: Executor | None = None) -> Corpus:
+    """:meth:`ErrantAnnotator.annotate_corpus` on ``jobs`` worker processes, or on
+    ``executor`` (the workers of :mod:`gecscope.execution.plan`, which then keep their
+    parses for scoring; Ray actors); sentences go out in chunks and come back in input order,
+    so the output is identical to one process's. In this process when workers do not pay
+    (:func:`~gecscope.execution.executors.worth_parallel`, :data:`EDIT_COST` per pair)."""
+    from gecscope.execution.executors import EDIT_COST, Pool, Ray, Serial, worth_parallel
+    from gecscope.execution.pool import BrokenPool, process_pool
+
     n = len(sources)
-    if jobs <= 1 or n * max(1, len(corrections)) < PARALLEL_MIN:
+    work = n * max(1, len(corrections)) * EDIT_COST
+    workers = jobs if executor is None else executor.workers
+    if isinstance(executor, Serial) or (not isinstance(executor, Ray)  # Ray: always there
+                                        and not worth_parallel(workers, work)):
         return process_annotator(lev, merge).annotate_corpus(sources, corrections,
                                                              progress=progress)
     for k, cor in enumerate(corrections):  # before cutting into chunks (annotate_corpus's check)
@@ -99,28 +107,26 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
             raise LengthMismatchError(n, len(cor), f"correction #{k + 1}")
     order, pieces = worker_chunks(sources, corrections)
     tasks = [(lev, merge, ("sentences", piece)) for piece in pieces]
-    from gecscope.execution.pool import BrokenPool, process_pool
-
     out: list[Sentence] = []
     done = 0  # jobs whose sentences are in out
 
-    def run(executor: Any) -> None:
+    def run(on: Executor) -> None:
         nonlocal done
-        for sentences in executor.map(pool_job, tasks):  # in input order
+        for sentences in on.map(pool_job, tasks):  # in input order
             out.extend(sentences)
             done += 1
             if progress is not None:
                 progress(len(sentences))
 
-    if pool is not None:
+    if executor is not None:
         try:
-            run(pool)
+            run(executor)
         except BrokenPool:
             pass
     else:
-        with process_pool(jobs, len(tasks)) as executor:
-            if executor is not None:
-                run(executor)
+        with process_pool(jobs, len(tasks)) as pool:
+            if pool is not None:
+                run(Pool(pool))
     for piece in pieces[done:]:  # the workers could not start or broke: here
         out.extend(process_annotator(lev, merge).annotate_corpus(*piece,
                                                                  progress=progress).sentences)

@@ -1,4 +1,7 @@
-"""Scoring on several processes: ``evaluate(..., jobs=N)`` and ``--jobs N`` on the command line.
+"""The plan of an evaluation and its one run: :func:`make_plan` checks the inputs once and
+cuts the work into tasks, :func:`run` maps them on an executor (:mod:`gecscope.execution.
+executors`: this process, worker processes for ``evaluate(..., jobs=N)`` and ``--jobs N``, or
+Ray actors for ``backend="ray"``); only the executor differs.
 
 Two phases, each exact by construction (the same code runs on the same inputs, only elsewhere):
 
@@ -21,26 +24,24 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
 
 Worker processes are *spawned* (no inherited threads or model state), never more than the
 cores this process may use (a warning says so when more were asked for), and die with the
-driver (:mod:`gecscope.execution.pool`). Small jobs stay in this process (:func:`worth_parallel`):
-there the start-up of the workers (Python, numpy, spaCy) would cost more than it saves.
+driver (:mod:`gecscope.execution.pool`). Small jobs stay in this process
+(:func:`~gecscope.execution.executors.worth_parallel` of :func:`scoring_work`): there the
+start-up of the workers (Python, numpy, spaCy) would cost more than it saves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.execution.pool import Task, plan_ranges, process_pool, score_task
 from gecscope.metrics.base import Metric, SystemResult
 
-#: Estimated work below which scoring stays in one process: in units of ``relative_cost``
-#: per sentence (1 unit is about 40 microseconds), this is about 6 CPU-seconds, twice what a
-#: worker takes to start (Python, numpy, spaCy).
-PARALLEL_MIN = 150_000
-#: ERRANT edit extraction of one sentence, in the same units.
-EDIT_COST = 50
+if TYPE_CHECKING:
+    from gecscope.execution.executors import Executor
 
 _STATE: dict[str, Any] = {}
 
@@ -59,12 +60,14 @@ def resolve_jobs(jobs: int) -> int:
 
 
 def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
-                  progress: Callable[[int], None] | None = None, pool: Any = None) -> None:
+                  progress: Callable[[int], None] | None = None,
+                  executor: Executor | None = None) -> None:
     """Annotate every plain-text system (and plain-text references) with ERRANT on ``jobs``
-    processes (or on ``pool``) and store the edits in ``data``, where the metrics find them."""
+    processes (or on ``executor``) and store the edits in ``data``, where the metrics find
+    them."""
     from gecscope.execution.chunks import annotate_parallel
 
-    if data.lang.extractor != "errant":
+    if not data.lang.edit_extractor.pooled:
         # other extractors are light (no parser to load): extracted here, in one process
         if data.has_references:
             data.reference_edits()
@@ -74,7 +77,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
         return
     if data.m2 is None and data.has_references and data.peek(REFERENCE_EDITS) is None:
         data.put(REFERENCE_EDITS, annotate_parallel(data.sources, data.references, jobs=jobs,
-                                                    pool=pool))
+                                                    executor=executor))
     todo: dict[str, Hypothesis] = {}
     for h in hyps:
         if data.known_hypothesis_m2(h) is None:
@@ -85,7 +88,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
     for h in systems:
         data.check(h)
     corpus = annotate_parallel(data.sources, [h.tokens for h in systems], jobs=jobs,
-                               progress=progress, pool=pool)
+                               progress=progress, executor=executor)
     store_joint_edits(data, systems, corpus.sentences)
 
 
@@ -111,26 +114,16 @@ def _score(task: Task) -> tuple[int, int, int, Any]:
     return score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task, _STATE["parts"])
 
 
-def _checked(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis]
-             ) -> tuple[list[Metric[Any]], list[Hypothesis]]:
-    """The inputs checked here, before any work is sent out (as lists, for indexing)."""
-    for metric in metrics:
-        metric.check_inputs(data)
-    for system in hyps:
-        data.check(system)
-    return list(metrics), list(hyps)
-
-
 def _tasks(plan: Sequence[tuple[int, int, int, int]], metrics: Sequence[Metric[Any]],
-           data: EvalData, hyps: Sequence[Hypothesis]) -> list[Task]:
+           data: EvalData, hyps: Sequence[Hypothesis], remote: bool) -> list[Task]:
     """The plan's tasks, each with the edits of its system and range when its metric reads
-    them (extracted before, in this process or by workers)."""
+    them and the task goes to workers (extracted before, in this process or by workers)."""
     from gecscope.types import Corpus
 
     out: list[Task] = []
     for m, h, a, b in plan:
         edits = None
-        if "hypothesis-edits" in metrics[m].requires:
+        if remote and "hypothesis-edits" in metrics[m].requires:
             edits = data.known_hypothesis_m2(hyps[h])
             if edits is not None and (a, b) != (0, len(data)):
                 edits = Corpus(edits.sentences[a:b], edits.path)
@@ -154,14 +147,28 @@ class _Results:
             self.expected[m, h] = self.expected.get((m, h), 0) + 1
         self.done: dict[tuple[int, int], SystemResult] = {}
         self.reported: dict[tuple[int, int], int] = {}
+        self.ticked: dict[tuple[int, int, int], int] = {}
 
     def _report(self, m: int, h: int, k: int) -> None:
         self.reported[m, h] = self.reported.get((m, h), 0) + k
         if self.progress is not None and k > 0:
             self.progress(k)
 
+    def live(self, m: int, h: int, start: int) -> Callable[[int], None]:
+        """A progress sink for a task scored here, as it goes (:func:`gecscope.progress.
+        tick`), never more than the task's sentences."""
+        size = self.sizes[m, h, start]
+
+        def sink(k: int) -> None:
+            k = min(k, size - self.ticked.get((m, h, start), 0))
+            if k > 0:
+                self.ticked[m, h, start] = self.ticked.get((m, h, start), 0) + k
+                self._report(m, h, k)
+
+        return sink
+
     def add(self, m: int, h: int, start: int, value: Any) -> None:
-        self._report(m, h, self.sizes[m, h, start])
+        self._report(m, h, self.sizes[m, h, start] - self.ticked.get((m, h, start), 0))
         if isinstance(value, SystemResult):
             self.done[m, h] = value
             return
@@ -181,78 +188,127 @@ class _Results:
         for m, h in sorted(self.expected):
             if (m, h) not in self.done:
                 self.pending.pop((m, h), None)
-                self.done[m, h] = self.metrics[m].evaluate(data, self.hyps[h])
+                self.done[m, h] = self.metrics[m].result(data, self.hyps[h])
                 self._report(m, h, len(data) - self.reported.get((m, h), 0))
 
     def ordered(self) -> list[SystemResult]:
         return [self.done[t] for t in sorted(self.done)]
 
 
-def evaluate_ray(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
-                 actors: int, address: str | None = None,
-                 progress: Callable[[int], None] | None = None) -> list[SystemResult]:
-    """:func:`evaluate_parallel` on a Ray cluster (:mod:`gecscope.execution.ray`): the edits of
-    every system extracted by annotator actors, then the scoring tasks of
-    :func:`~gecscope.execution.pool.plan_ranges` on scorer actors."""
-    from gecscope.execution import ray as ray_backend
-    from gecscope.execution.chunks import ungrouped, worker_chunks
+def scoring_work(data: EvalData, metrics: Sequence[Metric[Any]],
+                 hyps: Sequence[Hypothesis]) -> float:
+    """The estimated work of scoring, in the units of
+    :data:`~gecscope.execution.executors.PARALLEL_MIN`: sentences x systems x
+    :attr:`~gecscope.metrics.base.Metric.relative_cost`, plus
+    :data:`~gecscope.execution.executors.EDIT_COST` per sentence of a system whose edits
+    must be extracted; 0 for one whole task (nothing to share)."""
+    from gecscope.execution.executors import EDIT_COST
 
-    metrics, hyps = _checked(metrics, data, hyps)
-    _, actors = ray_backend.connect(address, actors)  # capped (and warned about) once
-    if any("hypothesis-edits" in m.requires for m in metrics):
-        todo = list({h.key: h for h in hyps if data.known_hypothesis_m2(h) is None}.values())
-        if todo and data.lang.extractor != "errant":  # the actors run English ERRANT
-            for system in todo:
-                data.hypothesis_m2(system)
-        elif todo:
-            order, pieces = worker_chunks(data.sources, [h.tokens for h in todo])
-            jobs = (("sentences", piece) for piece in pieces)
-            joint: list[Any] = []
-            for sentences in ray_backend.annotate_jobs(jobs, actors=actors, address=address):
-                joint.extend(sentences)
-            store_joint_edits(data, todo, joint if order is None else ungrouped(joint, order))
-    plan = plan_ranges(len(data), metrics, len(hyps), actors)
-    results = _Results(metrics, hyps, plan, progress)
-    for m, h, start, value in ray_backend.score_tasks(data, metrics, hyps,
-                                                      _tasks(plan, metrics, data, hyps),
-                                                      actors=actors, address=address):
-        results.add(m, h, start, value)
-    return results.ordered()
-
-
-def evaluate_parallel(metrics: Sequence[Metric[Any]], data: EvalData,
-                      hyps: Sequence[Hypothesis], jobs: int,
-                      progress: Callable[[int], None] | None = None) -> list[SystemResult]:
-    """Every metric on every system, metric-major (as :func:`gecscope.evaluate`), on ``jobs``
-    processes; identical results to one process. One pool serves both phases, so a worker
-    that extracted edits keeps its spaCy model and parses for scoring. ``jobs`` is capped at
-    the cores this process may use (with a warning)."""
-    from gecscope.execution.pool import capped_jobs, default_jobs
-
-    metrics, hyps = _checked(metrics, data, hyps)
-    jobs = capped_jobs(jobs, default_jobs())
-    needs_edits = any("hypothesis-edits" in m.requires for m in metrics)
-    plan = plan_ranges(len(data), metrics, len(hyps), jobs)
-    results = _Results(metrics, hyps, plan, progress)
-    with process_pool(jobs, len(plan), _init_worker, (data, metrics, hyps)) as pool:
-        if pool is not None:
-            if needs_edits:
-                extract_edits(data, hyps, jobs, pool=pool)
-            for m, h, start, value in pool.map(_score, _tasks(plan, metrics, data, hyps)):
-                results.add(m, h, start, value)
-    results.fill(data)  # only when the workers could not start or broke
-    return results.ordered()
-
-
-def worth_parallel(jobs: int, data: EvalData, metrics: Sequence[Metric[Any]],
-                   hyps: Sequence[Hypothesis]) -> bool:
-    """Whether ``jobs`` processes pay for themselves: the estimated work (sentences x systems
-    x :attr:`~gecscope.metrics.base.Metric.relative_cost`, plus :data:`EDIT_COST` per sentence
-    of a system whose edits must be extracted) reaches :data:`PARALLEL_MIN`."""
-    if jobs <= 1 or (len(metrics) * len(hyps) <= 1
-                     and not any(m.sentence_ranges for m in metrics)):
-        return False
+    if len(metrics) * len(hyps) <= 1 and not any(m.sentence_ranges for m in metrics):
+        return 0
     work = len(data) * len(hyps) * sum(m.relative_cost for m in metrics)
     if any("hypothesis-edits" in m.requires for m in metrics):
         work += len(data) * EDIT_COST * sum(data.known_hypothesis_m2(h) is None for h in hyps)
-    return work >= PARALLEL_MIN
+    return work
+
+
+@dataclass
+class Plan:
+    """One evaluation, its inputs checked: the scoring tasks ``(metric, system, start,
+    stop)`` (whole systems, or sentence ranges for workers: :func:`plan_ranges`) and where
+    they run (``"serial"``, ``"pool"`` or ``"ray"``, on ``workers``). ``jobs`` is what was
+    asked for: with ``"serial"`` scoring the edits may still be extracted on workers."""
+
+    data: EvalData
+    metrics: list[Metric[Any]]
+    hyps: list[Hypothesis]
+    executor: str
+    workers: int
+    jobs: int
+    address: str | None
+    tasks: list[tuple[int, int, int, int]]
+
+    @property
+    def needs_edits(self) -> bool:
+        """Whether a metric reads the systems' edits (extracted before scoring)."""
+        return any("hypothesis-edits" in m.requires for m in self.metrics)
+
+
+def make_plan(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
+              jobs: int = 1, backend: str = "local", address: str | None = None) -> Plan:
+    """Check the inputs, once (every metric's :meth:`~gecscope.metrics.base.Metric.
+    check_inputs`, every system with each distinct :meth:`~gecscope.metrics.base.Metric.
+    check_hypothesis`), choose where the work runs (Ray for ``backend="ray"``; worker
+    processes when :func:`~gecscope.execution.executors.worth_parallel`; else this process)
+    and cut it into tasks."""
+    from gecscope.execution.executors import worth_parallel
+    from gecscope.execution.pool import capped_jobs, default_jobs
+
+    if backend not in ("local", "ray"):
+        raise ConfigError(f"backend must be local or ray, got {backend!r}")
+    metrics, hyps = list(metrics), list(hyps)
+    jobs = resolve_jobs(jobs) if jobs != 1 and (jobs or backend != "ray") else jobs
+    for metric in metrics:
+        metric.check_inputs(data)
+    checks = {type(m).check_hypothesis: m for m in metrics}
+    for system in hyps:
+        for metric in checks.values():
+            metric.check_hypothesis(data, system)
+    if backend == "ray":
+        from gecscope.execution.ray import connect
+
+        kind, workers = "ray", connect(address, jobs)[1]  # capped (and warned about) once
+    elif worth_parallel(jobs, scoring_work(data, metrics, hyps)):
+        kind, workers = "pool", capped_jobs(jobs, default_jobs())
+    else:
+        kind, workers = "serial", 1
+    n = len(data)
+    if kind == "serial":
+        tasks = [(m, h, 0, n) for m in range(len(metrics)) for h in range(len(hyps))]
+    else:
+        tasks = plan_ranges(n, metrics, len(hyps), workers)
+    return Plan(data, metrics, hyps, kind, workers, jobs, address, tasks)
+
+
+def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[SystemResult]:
+    """Every task of ``plan`` on its executor, the same code whichever it is: the systems'
+    edits extracted first when a metric reads them (on the workers, or here), then the
+    scoring tasks mapped, their results gathered into one
+    :class:`~gecscope.metrics.base.SystemResult` per (metric, system), metric-major. Pairs
+    the workers could not score (they could not start, or broke) are scored here."""
+    from gecscope.execution.executors import Pool, Ray, Serial
+    from gecscope.progress import reporting
+
+    data, metrics, hyps = plan.data, plan.metrics, plan.hyps
+    results = _Results(metrics, hyps, plan.tasks, progress)
+
+    def collect(done: Iterable[tuple[int, int, int, Any]]) -> None:
+        for m, h, start, value in done:
+            results.add(m, h, start, value)
+
+    if plan.executor == "serial":
+        if plan.jobs > 1 and plan.needs_edits:  # one system on a large corpus: every core
+            extract_edits(data, hyps, plan.jobs)
+        parts: dict[tuple[int, int], Any] = {}
+
+        def here(task: Task) -> tuple[int, int, int, Any]:
+            live = results.live(task[0], task[1], task[2]) if progress is not None else None
+            with reporting(live):
+                return score_task(data, metrics, hyps, task, parts)
+
+        collect(Serial().map(here, _tasks(plan.tasks, metrics, data, hyps, False)))
+    elif plan.executor == "pool":
+        with process_pool(plan.workers, len(plan.tasks), _init_worker,
+                          (data, metrics, hyps)) as pool:
+            if pool is not None:
+                executor = Pool(pool)
+                if plan.needs_edits:
+                    extract_edits(data, hyps, plan.workers, executor=executor)
+                collect(executor.map(_score, _tasks(plan.tasks, metrics, data, hyps, True)))
+    else:
+        if plan.needs_edits:
+            extract_edits(data, hyps, plan.workers, executor=Ray(plan.workers, plan.address))
+        scorers = Ray(plan.workers, plan.address, _init_worker, (data, metrics, hyps))
+        collect(scorers.map(_score, _tasks(plan.tasks, metrics, data, hyps, True)))
+    results.fill(data)
+    return results.ordered()

@@ -245,7 +245,7 @@ def score_task(data: Any, metrics: Sequence[Any], hyps: Sequence[Any], task: Tas
     if start == 0 and stop == len(data):
         if edits is not None:
             data.set_hypothesis_m2(hyp, edits)
-        return m, h, start, metric.evaluate(data, hyp)
+        return m, h, start, metric.result(data, hyp)  # inputs checked by the plan
     part = parts.get((start, stop))
     if part is None:
         part = parts[start, stop] = data.subset(start, stop)

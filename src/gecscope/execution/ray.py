@@ -147,32 +147,18 @@ def connect(address: str | None, actors: int) -> tuple[Any, int]:
     return ray, capped_jobs(actors, cpus, "actors", "CPUs of the Ray cluster")
 
 
-class _Annotator:
-    """A Ray actor: an ERRANT annotator (spaCy loaded once) for shards of sentence pairs."""
+class _Worker:
+    """A Ray actor: started with ``initializer(*initargs)`` (an evaluation's references,
+    metrics and systems; nothing for annotation, whose spaCy is loaded by the first job and
+    kept), then runs ``fn(task)`` for every ``(fn, task)`` it is given."""
 
-    def __init__(self, lev: bool, merge: str) -> None:
-        from gecscope.alignment.errant import ErrantAnnotator
+    def __init__(self, initializer: Callable[..., None] | None, *initargs: Any) -> None:
+        if initializer is not None:
+            initializer(*initargs)
 
-        self.annotator = ErrantAnnotator(lev=lev, merge=merge)
-
-    def annotate(self, job: tuple[str, Any]) -> Any:
-        """One job of :func:`gecscope.execution.chunks.run_job`."""
-        from gecscope.execution.chunks import run_job
-
-        return run_job(self.annotator, job)
-
-
-class _Scorer:
-    """A Ray actor holding the references, metrics and systems of one evaluation."""
-
-    def __init__(self, data: Any, metrics: list[Any], hyps: list[Any]) -> None:
-        self.data, self.metrics, self.hyps = data, metrics, hyps
-        self.parts: dict[tuple[int, int], Any] = {}
-
-    def score(self, task: tuple[int, int, int, int, Any]) -> tuple[int, int, int, Any]:
-        from gecscope.execution.pool import score_task
-
-        return score_task(self.data, self.metrics, self.hyps, task, self.parts)
+    def run(self, job: tuple[Callable[[Any], Any], Any]) -> Any:
+        fn, task = job
+        return fn(task)
 
 
 def _ordered(ray: Any, make: Callable[[], Any], limit: int, method: str, items: Iterable[Any],
@@ -240,29 +226,21 @@ def _ordered(ray: Any, make: Callable[[], Any], limit: int, method: str, items: 
             ray.kill(actor)
 
 
-def annotate_jobs(jobs: Iterable[tuple[str, Any]], *, actors: int, address: str | None = None,
-                  lev: bool = False, merge: str = "rules") -> Iterator[Any]:
-    """The result of each job (see :meth:`_Annotator.annotate`), in order, from ``actors``
-    Ray actors."""
-    from gecscope.execution.pool import IN_FLIGHT
-
+def run_tasks(fn: Callable[[Any], Any], tasks: Iterable[Any], *, actors: int,
+              address: str | None = None, initializer: Callable[..., None] | None = None,
+              initargs: tuple[Any, ...] = (), in_flight: int | None = None) -> Iterator[Any]:
+    """``fn(task)`` for every task, in order, on at most ``actors`` Ray actors each started
+    with ``initializer(*initargs)`` (every argument put in Ray's object store once), with at
+    most ``in_flight`` tasks (default: all) sent and not yet yielded
+    (:class:`gecscope.execution.executors.Ray`)."""
     ray, actors = connect(address, actors)
-    cls = ray.remote(num_cpus=1)(_Annotator)
-    yield from _ordered(ray, lambda: cls.remote(lev, merge), actors, "annotate", jobs,
-                        IN_FLIGHT * actors)
-
-
-def score_tasks(data: Any, metrics: Sequence[Any], hyps: Sequence[Any],
-                tasks: Sequence[tuple[int, int, int, int, Any]], *, actors: int,
-                address: str | None = None) -> Iterator[tuple[int, int, int, Any]]:
-    """The result of every task (:func:`gecscope.execution.pool.score_task`: a whole system's
-    ``SystemResult`` or a sentence range's statistics), in order, on ``actors`` Ray actors."""
-    ray, actors = connect(address, actors)
-    cls = ray.remote(num_cpus=1)(_Scorer)
-    ref = ray.put(data)
-    # every task may be sent at once: the driver keeps every result anyway (to aggregate)
-    yield from _ordered(ray, lambda: cls.remote(ref, list(metrics), list(hyps)), actors,
-                        "score", tasks, len(tasks))
+    cls = ray.remote(num_cpus=1)(_Worker)
+    refs = [ray.put(arg) for arg in initargs]
+    if in_flight is None:
+        tasks = list(tasks)
+        in_flight = max(1, len(tasks))
+    yield from _ordered(ray, lambda: cls.remote(initializer, *refs), actors, "run",
+                        ((fn, task) for task in tasks), in_flight)
 
 
 # --------------------------------------------------------------------------- sharded corpora

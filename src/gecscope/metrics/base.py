@@ -335,10 +335,21 @@ class Metric(ABC, Generic[S]):
             raise ConfigError(f"metric {self.name!r} needs references (only the sources were "
                               "given)")
 
+    def check_hypothesis(self, data: EvalData, hyp: Hypothesis) -> None:
+        """Refuse a hypothesis that does not fit ``data`` (:meth:`EvalData.check`: one
+        sentence per reference sentence, the same ids and sources); a metric that checks
+        against its own reference (I-measure's gold) overrides it."""
+        data.check(hyp)
+
     def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
         """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports)."""
         self.check_inputs(data)
-        data.check(hyp)
+        self.check_hypothesis(data, hyp)
+        return self.result(data, hyp)
+
+    def result(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
+        """:meth:`evaluate` without the input checks, for a caller that made them once for
+        every metric and system (:func:`gecscope.execution.plan.make_plan`)."""
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
                             self.sentence_values(stats))

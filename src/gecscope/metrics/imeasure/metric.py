@@ -31,7 +31,7 @@ from gecscope import _jit
 from gecscope.data import Slot
 from gecscope.errors import ConfigError
 from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold, m2_to_gold
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score, SystemResult
+from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
 from gecscope.metrics.imeasure.core import (
     BASELINES,
     METRICS,
@@ -254,13 +254,9 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                                       gold.path)
         return self.sentence_stats_gold(gold, hyp.tokens, caches)
 
-    def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
-        """As :meth:`Metric.evaluate`; the length check is done against the gold itself, so an
-        XML reference works without a source file."""
-        self.check_inputs(data)
-        stats = self.sentence_stats(data, hyp)
-        return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
-                            self.sentence_values(stats))
+    def check_hypothesis(self, data: EvalData, hyp: Hypothesis) -> None:
+        """Nothing here: the length is checked against the gold itself
+        (:meth:`sentence_stats`), so an XML reference works without a source file."""
 
     # -- aggregation ---------------------------------------------------------------------
 
