@@ -247,7 +247,10 @@ def make_plan(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hyp
     if backend not in ("local", "ray"):
         raise ConfigError(f"backend must be local or ray, got {backend!r}")
     metrics, hyps = list(metrics), list(hyps)
-    jobs = resolve_jobs(jobs) if jobs != 1 and (jobs or backend != "ray") else jobs
+    if backend == "ray":
+        jobs = resolve_jobs(jobs) if jobs else 0  # 0: one actor per CPU of the cluster
+    elif jobs != 1:
+        jobs = resolve_jobs(jobs)
     for metric in metrics:
         metric.check_inputs(data)
     checks = {type(m).check_hypothesis: m for m in metrics}
