@@ -14,6 +14,10 @@ F conventions (each a Python function and its bit-identical numpy twin):
 * ``m2``: counts are m2scorer's (correct, proposed, gold); ``prf(c, p - c, g - c)``.
 * ``m2-weighted``: the same counts as weight sums (PT-M2): ``P = c / p``, ``R = c / g``.
 
+* ``cleme2``: CLEME2.0's chunk counts (TP, FP, FN, TN, FP_ne, FP_un) and its comprehensive
+  score of Hit, Wrong, Under and Over (:func:`heuo`) with the spec's ``factors``; ties prefer
+  more TP, fewer FP, fewer FN, more TN.
+
 With ``accuracy=True`` (GoToScorer) a candidate has a fourth count, TN, and the fields add
 ``Acc = (TP + TN) / (TP + FP + FN + TN)`` (0 when all four are 0).
 
@@ -36,7 +40,7 @@ from gecscope.metrics.selection import corpus_greedy, per_sentence
 from gecscope.stats.fastpath import CountsPath, _np, prf_arrays, round_like_python
 from gecscope.stats.prf import prf
 
-CONVENTIONS = ("errant", "m2", "m2-weighted")
+CONVENTIONS = ("errant", "m2", "m2-weighted", "cleme2")
 
 Counts = tuple[Any, ...]
 
@@ -73,6 +77,35 @@ def m2_weighted_prf_arrays(c: Any, p: Any, g: Any, beta: float) -> tuple[Any, An
     return prec, rec, f
 
 
+def heuo(t: Counts, factors: Sequence[float]) -> tuple[float, float, float, float, float]:
+    """CLEME2.0's (Hit, Wrong, Under, Over, Score) of (TP, FP, FN, TN, FP_ne, FP_un) counts; a
+    ratio with an empty denominator is 0."""
+    tp, fn, fp_ne, fp_un = t[0], t[2], t[4], t[5]
+    ne = tp + fp_ne + fn
+    hyp = tp + fp_ne + fp_un
+    hit = tp / ne if ne else 0.0
+    wrong = fp_ne / ne if ne else 0.0
+    under = fn / ne if ne else 0.0
+    over = fp_un / hyp if hyp else 0.0
+    a, b, cc, d = factors
+    return hit, wrong, under, over, a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
+
+
+def heuo_arrays(t: Any, factors: Sequence[float]) -> tuple[Any, Any, Any, Any, Any]:
+    """Vectorised :func:`heuo` over ``(..., 6)`` totals (same float operations)."""
+    np = _np()
+    tp, fn, fp_ne, fp_un = t[..., 0], t[..., 2], t[..., 4], t[..., 5]
+    ne = tp + fp_ne + fn
+    hyp = tp + fp_ne + fp_un
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(ne != 0, tp / ne, 0.0)
+        wrong = np.where(ne != 0, fp_ne / ne, 0.0)
+        under = np.where(ne != 0, fn / ne, 0.0)
+        over = np.where(hyp != 0, fp_un / hyp, 0.0)
+    a, b, cc, d = factors
+    return hit, wrong, under, over, a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
+
+
 def exact_f(correct: int, proposed: int, gold: int, beta: Fraction) -> Fraction:
     """F_beta of m2scorer counts as an exact fraction (same conventions as :func:`prf`).
 
@@ -101,16 +134,25 @@ class CountSpec:
     fields_order: tuple[str, ...] = ("TP", "FP", "FN", "P", "R", "F")
     zero: tuple[Any, ...] = (0, 0, 0)  # the empty totals ((0.0, 0.0, 0.0) for weight sums)
     accuracy: bool = False
+    factors: tuple[float, ...] = ()  # cleme2's trade-off factors (Hit, Wrong, Under, Over)
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
             raise ValueError(f"unknown count convention {self.convention!r}")
         if self.accuracy and self.convention != "errant":
             raise ValueError("accuracy (a TN count) goes with the errant convention")
+        if (self.convention == "cleme2") != (len(self.factors) == 4):
+            raise ValueError("the cleme2 convention, and only it, takes four factors")
 
     @property
     def m2(self) -> bool:
-        return self.convention != "errant"
+        return self.convention in ("m2", "m2-weighted")
+
+    @property
+    def width(self) -> int:
+        """Columns of a fast-path candidate row: the counts (plus the m2 tie-break column)."""
+        return {"m2": 4, "m2-weighted": 4, "cleme2": 6}.get(self.convention,
+                                                           4 if self.accuracy else 3)
 
     @property
     def fname(self) -> str:
@@ -151,6 +193,15 @@ class CountSpec:
                 return (exact_f(s[0], s[1], s[2], fb), ties[0], -(d * ties[1] + a * ties[2]))
 
             return exact
+        if self.convention == "cleme2":
+            factors = self.factors
+
+            def cleme2(t: Counts, c: HasCounts) -> tuple[Any, ...]:
+                x = c.counts
+                s = tuple(a + b for a, b in zip(t, x, strict=True))
+                return (heuo(s, factors)[4], x[0], -x[1], -x[2], x[3])
+
+            return cleme2
         if self.convention == "errant":
             def errant(t: Counts, c: HasCounts) -> tuple[Any, ...]:
                 x = c.counts
@@ -187,6 +238,8 @@ class CountSpec:
 
     def fields(self, t: Counts) -> dict[str, Any]:
         """The Score fields of summed counts, in ``fields_order``."""
+        if self.convention == "cleme2":
+            return self._order(self._cleme2_values(t, heuo(t, self.factors)))
         p, r, f = self.prf(t)
         tp, fp, fn = self.tp_fp_fn(t)
         values = {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, "F": f}
@@ -194,7 +247,15 @@ class CountSpec:
             tn = t[3]
             total = tp + fp + fn + tn
             values.update({"TN": tn, "Acc": (tp + tn) / total if total else 0.0})
+        return self._order(values)
+
+    def _order(self, values: dict[str, Any]) -> dict[str, Any]:
         return {(self.fname if k == "F" else k): values[k] for k in self.fields_order}
+
+    @staticmethod
+    def _cleme2_values(t: Any, h: tuple[Any, ...]) -> dict[str, Any]:
+        return {"Score": h[4], "Hit": h[0], "Wrong": h[1], "Under": h[2], "Over": h[3],
+                "TP": t[0], "FP": t[1], "FN": t[2], "TN": t[3], "FP_ne": t[4], "FP_un": t[5]}
 
     # -- numpy: resampling --------------------------------------------------------------------
 
@@ -208,7 +269,7 @@ class CountSpec:
         return m2_weighted_prf_arrays(a, b, c, self.beta)
 
     def resampling(self, candidates: Any) -> CandidateCounts:
-        """The fast path; ``candidates(stat)`` gives a sentence's candidates."""
+        """The fast path; ``candidates(stats)`` gives each sentence's candidates."""
         return CandidateCounts(self, candidates)
 
 
@@ -220,7 +281,10 @@ class CandidateCounts(CountsPath):
     def __init__(self, spec: CountSpec, candidates: Any) -> None:
         self.spec = spec
         self.candidates = candidates
-        if spec.m2:
+        if spec.convention == "cleme2":
+            self.tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0), (3, 1.0))
+            self.monotone = ()
+        elif spec.m2:
             self.tiebreak = ((0, 1.0), (3, -1.0))
             # F grows with correct, falls with proposed and gold (and so with the fourth column)
             self.monotone = ((0, 1.0), (1, -1.0), (2, -1.0), (3, -1.0))
@@ -232,10 +296,9 @@ class CandidateCounts(CountsPath):
     def resample_counts(self, stats: Sequence[Any]) -> Any:
         np = _np()
         b2 = self.spec.beta * self.spec.beta
-        cols = 4 if self.spec.m2 or self.spec.accuracy else 3
-        rows = [self.candidates(s) for s in stats]
+        rows = self.candidates(stats)
         width = max((len(r) for r in rows), default=1) or 1
-        out = np.full((len(stats), width, cols), np.nan)
+        out = np.full((len(stats), width, self.spec.width), np.nan)
         for i, cands in enumerate(rows):
             if not cands:  # aggregate counts such a sentence as nothing
                 out[i, 0] = 0.0
@@ -246,6 +309,10 @@ class CandidateCounts(CountsPath):
 
     def score_counts(self, totals: Any) -> dict[str, Any]:
         t = _np().asarray(totals, dtype=float)
+        if self.spec.convention == "cleme2":
+            values = self.spec._cleme2_values(
+                tuple(t[..., k] for k in range(6)), heuo_arrays(t, self.spec.factors))
+            return self.spec._order(values)
         p, r, f = self.spec.prf_arrays(t)
         a, b, c = t[..., 0], t[..., 1], t[..., 2]
         tp, fp, fn = (a, b - a, c - a) if self.spec.m2 else (a, b, c)
@@ -259,6 +326,9 @@ class CandidateCounts(CountsPath):
         return {(self.spec.fname if k == "F" else k): values[k] for k in self.spec.fields_order}
 
     def select_counts(self, totals: Any) -> Any:
-        f = self.spec.prf_arrays(_np().asarray(totals, dtype=float))[2]
+        t = _np().asarray(totals, dtype=float)
+        if self.spec.convention == "cleme2":
+            return heuo_arrays(t, self.spec.factors)[4]
+        f = self.spec.prf_arrays(t)[2]
         rounding = self.spec.rounding
         return f if rounding is None else round_like_python(f, rounding)

@@ -189,7 +189,7 @@ class ErrantMetric(Metric[SentenceStats]):
         return CountSpec("errant", float(self.config.beta), self.config.selection_rounding)
 
     def resampling(self) -> CandidateCounts:
-        return self.spec().resampling(lambda s: s.candidates)
+        return self.spec().resampling(lambda stats: [s.candidates for s in stats])
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[SentenceStats]:
         ref = data.reference_edits()

@@ -521,4 +521,4 @@ class GoToScorerMetric(Metric[GoToStats]):
     def resampling(self) -> CandidateCounts | None:
         """Vectorised resampling when unweighted (whole counts, so sums are exact in any
         order); weighted counts resample through :meth:`aggregate`."""
-        return None if self.weighted else self.spec().resampling(lambda s: (s,))
+        return None if self.weighted else self.spec().resampling(lambda stats: [(s,) for s in stats])

@@ -319,7 +319,7 @@ class _PTScores(_PTBase):
     def resampling(self) -> CountsPath:
         if self.config.level == "sentence":
             return _mean_columns(self.sentence_rows, self.config.beta)
-        return self.spec().resampling(lambda s: s.candidates)
+        return self.spec().resampling(lambda stats: [s.candidates for s in stats])
 
 
 class PTErrantMetric(_PTScores, Metric[PTStats]):

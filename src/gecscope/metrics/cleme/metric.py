@@ -23,13 +23,15 @@ code has a bug, gecscope is correct by default and ``compat=True`` reproduces it
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from gecscope.data import Slot
 from gecscope.errors import ConfigError
+from gecscope.metrics import candidates
 from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.metrics.cleme.chunks import (
     ASSUMPTIONS,
     FN,
@@ -48,7 +50,6 @@ from gecscope.metrics.cleme.weights import (
     length_weight,
 )
 from gecscope.metrics.selection import best_index, corpus_greedy
-from gecscope.stats.fastpath import CountsPath, _np
 from gecscope.stats.prf import prf
 
 LEVELS = ("corpus", "sentence")
@@ -100,6 +101,11 @@ class ChunkCounts:
     fp_ne: float = 0.0
     fp_un: float = 0.0
 
+    @property
+    def counts(self) -> tuple[float, float, float, float, float, float]:
+        """TP, FP, FN, TN, FP_ne, FP_un (the cleme2 convention of :class:`CountSpec`)."""
+        return (self.tp, self.fp, self.fn, self.tn, self.fp_ne, self.fp_un)
+
     def __add__(self, o: ChunkCounts) -> ChunkCounts:
         return ChunkCounts(self.tp + o.tp, self.fp + o.fp, self.fn + o.fn, self.tn + o.tn,
                       self.fp_ne + o.fp_ne, self.fp_un + o.fp_un)
@@ -113,14 +119,7 @@ def accuracy(c: ChunkCounts, ndigits: int | None = None) -> float:
 
 def heuo(c: ChunkCounts, factors: Sequence[float]) -> tuple[float, float, float, float, float]:
     """CLEME2.0 (Hit, Wrong, Under, Over, Score); a ratio with an empty denominator is 0."""
-    ne = c.tp + c.fp_ne + c.fn
-    hyp = c.tp + c.fp_ne + c.fp_un
-    hit = c.tp / ne if ne else 0.0
-    wrong = c.fp_ne / ne if ne else 0.0
-    under = c.fn / ne if ne else 0.0
-    over = c.fp_un / hyp if hyp else 0.0
-    a, b, cc, d = factors
-    return hit, wrong, under, over, a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
+    return candidates.heuo(c.counts, factors)
 
 
 # --------------------------------------------------------------------------- configuration
@@ -447,11 +446,9 @@ class _CLEMEBase(Metric[CLEMEStats]):
 
     @staticmethod
     def _select_corpus(cands_per_sentence: Sequence[Sequence[ChunkCounts]],
-                       key: Callable[[ChunkCounts, ChunkCounts], tuple[float, ...]]
-                       ) -> tuple[ChunkCounts, list[int]]:
-        """Greedy corpus selection: per sentence, the candidate with the largest key (index 0
-        is reported for a sentence without candidates, which adds nothing)."""
-        chosen = corpus_greedy(cands_per_sentence, key, lambda t, c: t + c, ChunkCounts())
+                       chosen: Sequence[int | None]) -> tuple[ChunkCounts, list[int]]:
+        """The totals of the candidates chosen greedily in corpus order, and their indices
+        (index 0 is reported for a sentence without candidates, which adds nothing)."""
         total = ChunkCounts()
         for cands, i in zip(cands_per_sentence, chosen, strict=True):
             if i is not None:
@@ -505,7 +502,8 @@ class CLEMEMetric(_CLEMEBase):
                 f = prf(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, cfg.beta, nd)[2]
                 return (f, c.tp, -c.fp, -c.fn, c.tn)
 
-            total, chosen = self._select_corpus(cands, key)
+            picks = corpus_greedy(cands, key, lambda t, c: t + c, ChunkCounts())
+            total, chosen = self._select_corpus(cands, picks)
             p, r, f = prf(total.tp, total.fp, total.fn, cfg.beta)
             acc = accuracy(total)
             details["chosen_refs"] = chosen
@@ -566,12 +564,23 @@ class CLEME2Metric(_CLEMEBase):
         hit, wrong, under, over, score = heuo(c, self.config.factors())
         return (score, hit, -wrong, -under, -over)
 
-    def resampling(self) -> Cleme2Counts | None:
+    def spec(self) -> CountSpec:
+        """The corpus-level choice: the comprehensive score of the running totals plus the
+        reference's counts, ties to more TP, fewer FP, fewer FN, more TN."""
+        return CountSpec("cleme2", 0.5, factors=self.config.factors(), zero=(0.0,) * 6,
+                         fields_order=("Score", "Hit", "Wrong", "Under", "Over", "TP", "FP",
+                                       "FP_ne", "FP_un", "FN", "TN"))
+
+    def resampling(self) -> CandidateCounts | None:
         """Vectorised resampling for unweighted corpus-level scores (length weights depend on
         the resampled corpus and model weights are not integers: those use ``aggregate``)."""
         if self.config.level == "corpus" and self.config.weighting == "none":
-            return Cleme2Counts(self)
+            return self.spec().resampling(self._candidates)
         return None
+
+    def _candidates(self, stats: Sequence[CLEMEStats]) -> list[list[ChunkCounts]]:
+        weigher = self._weigher(stats)
+        return [[weigher.counts(r) for r in s.refs] for s in stats]
 
     def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
         cfg = self.config
@@ -584,11 +593,7 @@ class CLEME2Metric(_CLEMEBase):
         if weigher.bias is not None:
             details["length_bias"] = weigher.bias
         if cfg.level == "corpus":
-            def key(total: ChunkCounts, c: ChunkCounts) -> tuple[float, ...]:
-                score = heuo(total + c, factors)[4]
-                return (score, c.tp, -c.fp, -c.fn, c.tn)
-
-            total, chosen = self._select_corpus(cands, key)
+            total, chosen = self._select_corpus(cands, self.spec().select(cands))
             hit, wrong, under, over, score = heuo(total, factors)
             details["chosen_refs"] = chosen
         else:
@@ -608,47 +613,6 @@ class CLEME2Metric(_CLEMEBase):
                   "TP": total.tp, "FP": total.fp, "FP_ne": total.fp_ne, "FP_un": total.fp_un,
                   "FN": total.fn, "TN": total.tn}
         return Score(self.name, score, fields, "Score", details)
-
-
-class Cleme2Counts(CountsPath):
-    """Resampling fast path of corpus-level, unweighted CLEME2.0: candidates (one per reference)
-    of TP, FP, FN, TN, FP_ne, FP_un chunk counts; greedy choice on the comprehensive score of
-    the running totals, ties to more TP, fewer FP, fewer FN, more TN."""
-
-    tiebreak = ((0, 1.0), (1, -1.0), (2, -1.0), (3, 1.0))
-
-    def __init__(self, metric: CLEME2Metric) -> None:
-        self.metric = metric
-        self.factors = metric.config.factors()
-
-    def resample_counts(self, stats: Sequence[Any]) -> Any:
-        np = _np()
-        weigher = self.metric._weigher(stats)
-        width = max((len(s.refs) for s in stats), default=1) or 1
-        out = np.full((len(stats), width, 6), np.nan)
-        for i, s in enumerate(stats):
-            if not s.refs:  # aggregate adds nothing for a sentence without references
-                out[i, 0] = 0.0
-            for j, r in enumerate(s.refs):
-                c = weigher.counts(r)
-                out[i, j] = (c.tp, c.fp, c.fn, c.tn, c.fp_ne, c.fp_un)
-        return out
-
-    def score_counts(self, totals: Any) -> dict[str, Any]:
-        np = _np()
-        t = np.asarray(totals, dtype=np.float64)
-        tp, fp, fn, tn, fp_ne, fp_un = (t[..., k] for k in range(6))
-        ne = tp + fp_ne + fn
-        hyp = tp + fp_ne + fp_un
-        with np.errstate(divide="ignore", invalid="ignore"):
-            hit = np.where(ne != 0, tp / ne, 0.0)
-            wrong = np.where(ne != 0, fp_ne / ne, 0.0)
-            under = np.where(ne != 0, fn / ne, 0.0)
-            over = np.where(hyp != 0, fp_un / hyp, 0.0)
-        a, b, cc, d = self.factors
-        score = a * hit + b * (1 - wrong) + cc * (1 - under) + d * (1 - over)
-        return {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
-                "TP": tp, "FP": fp, "FP_ne": fp_ne, "FP_un": fp_un, "FN": fn, "TN": tn}
 
 
 def _per_ref_scores(metric: Metric, c: ChunkCounts) -> dict[str, float]:

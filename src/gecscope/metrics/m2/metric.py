@@ -221,4 +221,4 @@ class M2Metric(Metric[M2SentenceStats]):
                 for s in stats for r in select_rows([s], self.config.beta)]
 
     def resampling(self) -> CandidateCounts:
-        return m2_spec(self.config.beta).resampling(lambda s: s.rows)
+        return m2_spec(self.config.beta).resampling(lambda stats: [s.rows for s in stats])
