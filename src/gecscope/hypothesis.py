@@ -161,7 +161,7 @@ class Hypothesis:
             if expected is not None and len(rows) != expected:
                 raise LengthMismatchError(expected, len(rows), p, "lines", expected_from)
             ids = [r.id for r in rows]
-            if language_.extractor == "cherrant":
+            if language_.edit_extractor.raw_text:
                 # as parallel_to_m2.py: the edits are found against the file's own sources
                 corpus = Corpus(annotate_rows(language_, [(r.source, r.targets) for r in rows]),
                                 str(p))

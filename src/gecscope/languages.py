@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from gecscope.errors import ConfigError
 from gecscope.types import Corpus, Sentence, Tokens
@@ -113,13 +113,17 @@ class Language:
         """English with ERRANT on whitespace tokens: the signature then says nothing more."""
         return self == Language()
 
-    def tokeniser(self) -> Callable[[str], Tokens]:
-        """The function from a line of text to its tokens."""
-        if self.extractor == "cherrant":
-            from gecscope.alignment.cherrant import char_tokens
+    @property
+    def edit_extractor(self) -> Extractor:
+        """The edit extractor (:class:`Extractor`), chosen once from :attr:`extractor`: what
+        it needs and offers is asked of it, never of its name."""
+        return _EXTRACTORS[self.extractor]
 
-            return char_tokens
-        return _tokeniser(self.tokenise, self.spacy_model)
+    def tokeniser(self) -> Callable[[str], Tokens]:
+        """The function from a line of text to its tokens (the extractor's own, if it has
+        one: ChERRANT's characters)."""
+        own = self.edit_extractor.tokeniser()
+        return own if own is not None else _tokeniser(self.tokenise, self.spacy_model)
 
     def tokens(self, text: str) -> Tokens:
         return self.tokeniser()(text)
@@ -132,20 +136,12 @@ class Language:
         """Versions of the packages the extractor's output depends on."""
         from gecscope._versions import package_versions
 
-        pkgs = {"cherrant": ("pypinyin", "opencc"), "errant": ("errant", "spacy")}.get(
-            self.extractor, ("spacy",) if self.spacy_model else ())
-        return package_versions(*pkgs)
+        return package_versions(*self.edit_extractor.packages(self))
 
     def describe(self) -> dict[str, str]:
         """Signature entries: language, tokenisation and extractor (with its model)."""
-        edits = self.extractor
-        if self.extractor == "cherrant":
-            edits = ("cherrant-char" + ("" if self.simplified else "-nosimp")
-                     + ("" if self.alignments == "all" else "-first"))
-        elif self.spacy_model and self.extractor == "levenshtein":
-            edits = f"levenshtein+{self.spacy_model}"
         tok = f"spacy:{self.spacy_model}" if self.tokenise == "spacy" else self.tokenise
-        return {"lang": self.code, "tok": tok, "edits": edits}
+        return {"lang": self.code, "tok": tok, "edits": self.edit_extractor.describe(self)}
 
 
 def language(code: str = "en", *, tokenise: str | None = None, extractor: str | None = None,
@@ -161,20 +157,18 @@ def language(code: str = "en", *, tokenise: str | None = None, extractor: str | 
     two-letter code and traditional Chinese are refused."""
     code = language_code(code)
     if extractor is None:
-        extractor = "errant" if code == "en" else "cherrant" if code == "zh" else "levenshtein"
+        extractor = next((e.name for e in _EXTRACTORS.values() if code in e.codes),
+                         "levenshtein")
     if extractor not in EXTRACTORS:
         raise ConfigError(f"unknown edit extractor {extractor!r}; choose from "
                           f"{', '.join(EXTRACTORS)}")
+    chosen = _EXTRACTORS[extractor]
     if tokenise is None:
-        tokenise = "chars" if extractor == "cherrant" else "whitespace"
+        tokenise = chosen.default_tokenise
     if tokenise not in TOKENISATIONS:
         raise ConfigError(f"unknown tokenisation {tokenise!r}; choose from "
                           f"{', '.join(TOKENISATIONS)}")
-    if extractor == "errant" and code != "en":
-        raise ConfigError("ERRANT's classifier is English only; for other languages use "
-                          "extractor='levenshtein' (with a spaCy model for POS types)")
-    if extractor == "cherrant" and tokenise != "chars":
-        raise ConfigError("ChERRANT works on characters (tokenise='chars')")
+    chosen.check(code, tokenise)
     if tokenise == "spacy" and not spacy_model and code != "en":
         raise ConfigError(f"tokenise='spacy' for {code!r} needs a spaCy pipeline name "
                           "(spacy_model=..., --spacy-model NAME)")
@@ -240,18 +234,101 @@ def tokenisation_name(spec: Tokeniser) -> str:
 
 @lru_cache(maxsize=8)
 def _annotator(lang: Language) -> Annotator:
-    if lang.extractor == "errant":
+    return lang.edit_extractor.build(lang)
+
+
+class Extractor:
+    """An edit extractor: what it needs (tokens, packages), what it offers (ERRANT's types,
+    raw-text input) and how its annotator is built. One object per extractor, chosen once
+    by a :class:`Language` (:attr:`Language.edit_extractor`)."""
+
+    name: ClassVar[str]
+    #: language codes it is the default for
+    codes: ClassVar[frozenset[str]] = frozenset()
+    default_tokenise: ClassVar[str] = "whitespace"
+    #: its edits are ERRANT's (types such as ``R:NOUN:NUM``; ERRANT's versions in signatures)
+    errant: ClassVar[bool] = False
+    #: it loads a parser in every process, so extraction is worth worker processes (and the
+    #: Ray actors, which run English ERRANT, can do it)
+    pooled: ClassVar[bool] = False
+    #: it annotates raw text itself, as its tool does (ChERRANT): rows reach it untokenised
+    raw_text: ClassVar[bool] = False
+
+    def check(self, code: str, tokenise: str) -> None:
+        """Refuse a language or tokenisation it cannot work with (a ConfigError)."""
+
+    def tokeniser(self) -> Callable[[str], Tokens] | None:
+        """Its own tokenisation, which overrides the language's; ``None`` if it has none."""
+        return None
+
+    def packages(self, lang: Language) -> tuple[str, ...]:
+        """The packages its output depends on (their versions go into signatures)."""
+        return ("spacy",) if lang.spacy_model else ()
+
+    def describe(self, lang: Language) -> str:
+        """The signature's ``edits`` entry."""
+        return self.name
+
+    def build(self, lang: Language) -> Annotator:
+        raise NotImplementedError
+
+
+class _Errant(Extractor):
+    name, codes, errant, pooled = "errant", frozenset({"en"}), True, True
+
+    def check(self, code: str, tokenise: str) -> None:
+        if code != "en":
+            raise ConfigError("ERRANT's classifier is English only; for other languages use "
+                              "extractor='levenshtein' (with a spaCy model for POS types)")
+
+    def packages(self, lang: Language) -> tuple[str, ...]:
+        return ("errant", "spacy")
+
+    def build(self, lang: Language) -> Annotator:
         from gecscope.alignment.errant import shared_annotator
 
         return shared_annotator()
-    if lang.extractor == "cherrant":
+
+
+class _Cherrant(Extractor):
+    name, codes, default_tokenise, raw_text = "cherrant", frozenset({"zh"}), "chars", True
+
+    def check(self, code: str, tokenise: str) -> None:
+        if tokenise != "chars":
+            raise ConfigError("ChERRANT works on characters (tokenise='chars')")
+
+    def tokeniser(self) -> Callable[[str], Tokens] | None:
+        from gecscope.alignment.cherrant import char_tokens
+
+        return char_tokens
+
+    def packages(self, lang: Language) -> tuple[str, ...]:
+        return ("pypinyin", "opencc")
+
+    def describe(self, lang: Language) -> str:
+        return ("cherrant-char" + ("" if lang.simplified else "-nosimp")
+                + ("" if lang.alignments == "all" else "-first"))
+
+    def build(self, lang: Language) -> Annotator:
         from gecscope.alignment.cherrant import CherrantAnnotator
 
         return CherrantAnnotator(lang.zh_data, simplified=lang.simplified,
                                  all_alignments=lang.alignments == "all")
-    from gecscope.alignment.levenshtein import LevenshteinAnnotator
 
-    return LevenshteinAnnotator(_nlp(lang.spacy_model) if lang.spacy_model else None)
+
+class _Levenshtein(Extractor):
+    name = "levenshtein"
+
+    def describe(self, lang: Language) -> str:
+        return f"levenshtein+{lang.spacy_model}" if lang.spacy_model else self.name
+
+    def build(self, lang: Language) -> Annotator:
+        from gecscope.alignment.levenshtein import LevenshteinAnnotator
+
+        return LevenshteinAnnotator(_nlp(lang.spacy_model) if lang.spacy_model else None)
+
+
+_EXTRACTORS: dict[str, Extractor] = {e.name: e for e in (_Errant(), _Cherrant(), _Levenshtein())}
 
 
 # --------------------------------------------------------------------------- texts
@@ -345,11 +422,8 @@ def annotate_rows(lang: Language, rows: Sequence[tuple[str, Sequence[str]]]) -> 
         Sentence, ...]:
     """Sentences from raw ``(source, targets)`` rows (any number of targets per row), the
     edits found by ``lang``'s extractor; ChERRANT's annotator sees the raw text, as the tool."""
-    if lang.extractor == "cherrant":
-        from gecscope.alignment.cherrant import CherrantAnnotator
-
-        ann = lang.annotator()
-        assert isinstance(ann, CherrantAnnotator)
+    if lang.edit_extractor.raw_text:
+        ann: Any = lang.annotator()
         return tuple(ann.annotate(src, targets).sentence() for src, targets in rows)
     fn = lang.tokeniser()
     annotator = lang.annotator()

@@ -144,7 +144,7 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
             at_default.add(k)
     lang = getattr(data, "lang", None)
     extras = metric.signature_extras()
-    if lang is not None and lang.extractor != "errant":  # ERRANT's versions do not apply
+    if lang is not None and not lang.edit_extractor.errant:  # ERRANT's versions do not apply
         extras = {k: v for k, v in extras.items() if k not in ERRANT_EXTRAS}
         extras.update(lang.versions())
     for k, v in extras.items():

@@ -133,3 +133,26 @@ def test_both_spellings_of_spacy_tokenisation_give_the_same_tokens() -> None:
     data_name = EvalData.from_texts(texts, [texts], tokenise="spacy")
     data_lang = EvalData.from_texts(texts, [texts], lang=language("en", tokenise="spacy"))
     assert data_name.sources == data_lang.sources == list(by_name)
+
+
+def test_the_extractor_is_an_object_chosen_once() -> None:
+    """What an extractor needs and offers is asked of the object a Language chose, never of
+    its name: ERRANT types and runs in worker processes, ChERRANT reads raw text with its own
+    character tokens, Levenshtein neither (POS-typed with a spaCy model)."""
+    en, zh, uk = language("en"), language("zh"), language("uk")
+    assert (en.edit_extractor.errant, en.edit_extractor.pooled, en.edit_extractor.raw_text) \
+        == (True, True, False)
+    assert (zh.edit_extractor.errant, zh.edit_extractor.pooled, zh.edit_extractor.raw_text) \
+        == (False, False, True)
+    assert not (uk.edit_extractor.errant or uk.edit_extractor.pooled
+                or uk.edit_extractor.raw_text)
+    assert zh.tokens("我 爱[缺失成分]你") == ("我", "爱", "[缺失成分]", "你")
+    assert language("de", tokenise="chars").tokens("ab c") == ("a", "b", "c")
+    assert language("uk", spacy_model="uk_core_news_sm").describe()["edits"] \
+        == "levenshtein+uk_core_news_sm"
+    assert language("zh", simplified=False, alignments="first").describe()["edits"] \
+        == "cherrant-char-nosimp-first"
+    with pytest.raises(ConfigError, match="English only"):
+        language("de", extractor="errant")
+    with pytest.raises(ConfigError, match="characters"):
+        language("zh", tokenise="whitespace")

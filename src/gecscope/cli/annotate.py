@@ -221,7 +221,7 @@ def _other_language(args: argparse.Namespace, lang: Any, t0: float) -> int:
         cors = [read_lines(c, expected=len(src), expected_from=args.source) for c in args.cor]
         rows = [(s, [c[i] for c in cors]) for i, s in enumerate(src)]
     render: Callable[[tuple[str, list[str]]], str]
-    if lang.extractor == "cherrant":
+    if lang.edit_extractor.raw_text:  # ChERRANT: raw text in, its M2 with T lines out
         from gecscope.alignment.cherrant import CherrantAnnotator
 
         ann = lang.annotator()

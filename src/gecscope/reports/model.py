@@ -324,7 +324,7 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
     if not by_metric and not (sentences and reference is not None):
         return TypeCounts({}, TypeView(reference, {}))
     edits = report_edits(data, hyps, notes, extract=reference is not None)
-    view = type_view(reference, edits, errant=data.lang.extractor == "errant",
+    view = type_view(reference, edits, errant=data.lang.edit_extractor.errant,
                      progress=progress)
     if view.refused:
         notes.append(view.refused)
