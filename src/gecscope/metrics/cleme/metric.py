@@ -567,6 +567,7 @@ class CLEME2Metric(_CLEMEBase):
     def spec(self) -> CountSpec:
         """The corpus-level choice: the comprehensive score of the running totals plus the
         reference's counts, ties to more TP, fewer FP, fewer FN, more TN."""
+        # beta only names an F field, which the cleme2 convention has not
         return CountSpec("cleme2", 0.5, factors=self.config.factors(), zero=(0.0,) * 6,
                          fields_order=("Score", "Hit", "Wrong", "Under", "Over", "TP", "FP",
                                        "FP_ne", "FP_un", "FN", "TN"))
