@@ -218,16 +218,9 @@ def _layer_violations(graph: dict[str, set[str]], layers: dict[str, int]
     return bad
 
 
-#: Upward imports that a move under way removes (#32): each names the move. Empty when done.
-PENDING: dict[tuple[str, str], str] = {}
-
-
 def test_every_import_respects_the_layers() -> None:
-    """No import points up the layer table (docs/architecture.md), and every pending
-    exception is still needed."""
-    found = _layer_violations(_graph(), LAYERS)
-    assert [v for v in found if v not in PENDING] == []
-    assert sorted(set(PENDING) - set(found)) == []
+    """No import points up the layer table (docs/architecture.md); there are no exceptions."""
+    assert _layer_violations(_graph(), LAYERS) == []
 
 
 def test_layer_check_finds_a_planted_violation() -> None:
