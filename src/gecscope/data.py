@@ -204,8 +204,8 @@ class EvalData:
         return bool(self.reference_paths) or self.__dict__.get("m2") is not None
 
     def reference_edits(self) -> Corpus:
-        """The gold edits: the reference M2, or plain-text references annotated with ERRANT
-        (annotator ``k`` = reference ``k``), computed once."""
+        """The gold edits: the reference M2, or plain-text references annotated by the
+        language's extractor (annotator ``k`` = reference ``k``), computed once."""
         if self.m2 is not None:
             return self.m2
         if not self.references:
@@ -258,7 +258,7 @@ class EvalData:
         return self._derived.get(hyp, key, compute)
 
     def hypothesis_m2(self, hyp: Hypothesis) -> Corpus:
-        """The hypothesis' edits: read from its M2, or extracted with ERRANT (cached by content).
+        """The hypothesis' edits: its M2's, or found by the language's extractor (by content).
 
         Parsing is shared across systems: every distinct sentence is parsed once per process.
         """
