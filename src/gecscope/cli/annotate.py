@@ -19,6 +19,7 @@ from gecscope.cli._common import (
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import write_m2
 from gecscope.formats.plain import read_tokens
+from gecscope.languages import Extractor, language
 
 
 def add_parser(sub: Any) -> None:
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                           "to re-annotate (--retype)")
     if args.sharded:
         return _sharded(args, t0)
-    if args.extractor == "levenshtein":
+    if not _flag_extractor(args).pooled:  # --extractor levenshtein: light, one process
         from gecscope.alignment.levenshtein import annotate_corpus
 
         if args.resume or args.shard_size or args.backend != "local":
@@ -140,6 +141,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _flag_extractor(args: argparse.Namespace) -> Extractor:
+    """The extractor ``--extractor`` names for English -s/-c files (ERRANT or Levenshtein)."""
+    return language("en", extractor=args.extractor).edit_extractor
+
+
 def _note(message: str) -> None:
     """A note on stderr (a kept shard discarded by ``--resume``), shown even with ``-q``,
     over the progress line on a terminal."""
@@ -152,7 +158,7 @@ def _sharded(args: argparse.Namespace, t0: float) -> int:
     from gecscope.cli._common import Progress
     from gecscope.execution import ray as ray_backend
 
-    if args.backend != "ray" or args.extractor != "errant" or args.shard_size:
+    if args.backend != "ray" or not _flag_extractor(args).pooled or args.shard_size:
         raise ConfigError("--sharded needs --backend ray and the ERRANT extractor (shards are "
                           "the files themselves: no --shard-size)")
     output = str(args.output)
@@ -181,7 +187,7 @@ def _retype(args: argparse.Namespace, t0: float) -> int:
 
     if args.source or args.cor:
         raise ConfigError("--retype reads the sources from the M2: leave out -s and -c")
-    if args.extractor != "errant":
+    if not _flag_extractor(args).errant:
         raise ConfigError("--retype re-annotates with ERRANT (--extractor errant)")
     corpus = read_m2(args.retype)
     progress = Progress(len(corpus), "re-annotating", args.quiet)
