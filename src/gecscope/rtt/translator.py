@@ -278,11 +278,20 @@ class MarianTranslator(_DirectoryTranslator):
     kind = "marian"
 
     def _load(self, path: Path) -> Any:
+        from gecscope._hf import checkpoint_errors, offline
+
         transformers = require("transformers", "marian", "Marian translation models")
         require("torch", "marian", "Marian translation models")
-        tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        model = transformers.AutoModelForSeq2SeqLM.from_pretrained(str(path),
-                                                                   local_files_only=True)
+        # a damaged or unsafe checkpoint is a FormatError naming the file (as the learned
+        # metrics' loader does); a directory transformers cannot read is a ConfigError
+        with offline(transformers, path):
+            try:
+                tok = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                with checkpoint_errors(path):  # inside: transformers 4 wraps them in an OSError
+                    model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+                        str(path), local_files_only=True)
+            except (OSError, ValueError, KeyError) as exc:
+                raise ConfigError(f"cannot load a Marian model from {path}: {exc}") from None
         model.eval()
         return tok, model
 
