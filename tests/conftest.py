@@ -86,3 +86,11 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def conll14(shared_data: Path) -> Path:
     return shared_data / "conll14"
+
+
+@pytest.fixture()
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The answer cache of this test (also the default one, so ~/.cache is never touched)."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("GECSCOPE_CACHE", str(d))
+    return d

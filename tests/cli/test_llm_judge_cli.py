@@ -14,13 +14,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from loopback import serving
 
 from gecscope.cli.main import main
 from gecscope.llm_client import CACHE_FILE
@@ -82,20 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[Server]:
     """The API base URL of a fresh server, and the request bodies it receives."""
     handler = type("Handler", (_Handler,), {"bodies": [], "keys": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", handler.bodies, handler.keys
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture()
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "cache"
-    monkeypatch.setenv("GECSCOPE_CACHE", str(d))
-    return d
+    with serving(handler) as url:
+        yield url, handler.bodies, handler.keys
 
 
 @pytest.fixture()

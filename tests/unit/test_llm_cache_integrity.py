@@ -17,14 +17,14 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from loopback import serving
 
 from gecscope import EvalData, Hypothesis
 from gecscope._sqlite_cache import row_digest as row_digest_of
@@ -72,20 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[tuple[str, list[str]]]:
     """The API base URL of a fresh server and the targets it was asked about."""
     handler = type("Handler", (_Handler,), {"requests": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", handler.requests
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture()
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "cache"
-    monkeypatch.setenv("GECSCOPE_CACHE", str(d))
-    return d
+    with serving(handler) as url:
+        yield url, handler.requests
 
 
 def _scores(url: str, model: str = "judge-1") -> list[float]:

@@ -11,15 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from gec_metrics_ref import run_gec_metrics
+from loopback import serving
 
 from gecscope import EvalData, Hypothesis
 from gecscope.errors import ConfigError
@@ -112,30 +112,12 @@ class _Handler(BaseHTTPRequestHandler):
                                       "message": {"role": "assistant", "content": content}}]})
 
 
-def start_server() -> tuple[str, type[_Handler], ThreadingHTTPServer]:
-    """A fresh server on a free port (its own handler class): URL, handler, server."""
-    handler = type("Handler", (_Handler,), {"default": "ok", "script": [], "requests": []})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
-    return f"http://127.0.0.1:{httpd.server_address[1]}/v1", handler, httpd
-
-
 @pytest.fixture()
 def server() -> Iterator[tuple[str, type[_Handler]]]:
-    url, handler, httpd = start_server()
-    try:
+    """A fresh server on a free port (its own handler class): URL, handler."""
+    handler = type("Handler", (_Handler,), {"default": "ok", "script": [], "requests": []})
+    with serving(handler) as url:
         yield url, handler
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture()
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The answer cache of this test (also the default one, so ~/.cache is never touched)."""
-    d = tmp_path / "cache"
-    monkeypatch.setenv("GECSCOPE_CACHE", str(d))
-    return d
 
 
 def _data() -> tuple[EvalData, Hypothesis]:
