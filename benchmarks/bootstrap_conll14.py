@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _clock import Clock
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.stats.paired import PairedTest
 from gecscope.stats.resample import bootstrap_indices, bootstrap_samples, make_rng
 

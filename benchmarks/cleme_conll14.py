@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 
 SYSTEMS = GJG15_SYSTEMS

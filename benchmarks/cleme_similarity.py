@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, similarity_scorer
 from gecscope.metrics.cleme.metric import MODELS
 from gecscope.types import Corpus

@@ -12,7 +12,7 @@ import argparse
 import time
 from pathlib import Path
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.gleu import GLEUMetric
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "jfleg"

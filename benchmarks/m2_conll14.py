@@ -15,9 +15,9 @@ import argparse
 import time
 from pathlib import Path
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.m2 import M2Metric
 
 SYSTEMS = GJG15_SYSTEMS

@@ -25,7 +25,8 @@ from gecscope._versions import ERRANT_PACKAGES
 from gecscope.data import Slot
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.metrics.base import EvalData, Metric
+    from gecscope.data import EvalData
+    from gecscope.metrics.base import Metric
 
 #: Abbreviations of fixed keys (short form). Option keys are abbreviated by their initials.
 SHORT_KEYS = {"metric": "m", "refs": "r", "sents": "n", "refhash": "h", "tok": "t",

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.reports.html import write_html_report, write_report_html
 from gecscope.reports.model import build_report
 

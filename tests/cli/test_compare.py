@@ -81,7 +81,7 @@ def test_evaluate_and_compare_write_one_tsv_schema(errant_dir: Path,
     docs/reports.md: the same header, the same value in every (system, metric, field) row;
     ``evaluate --sentences`` adds one row per sentence, in order, with the metric's sentence
     scores."""
-    from gecscope.metrics.base import EvalData, Hypothesis
+    from gecscope.data import EvalData, Hypothesis
     from gecscope.metrics.m2 import M2Metric
     from gecscope.reports.tsv import HEADER
 

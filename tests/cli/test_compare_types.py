@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from gecscope.cli.main import main
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.errant import ErrantMetric
 from gecscope.metrics.m2 import M2Metric
 from gecscope.progress import reporting

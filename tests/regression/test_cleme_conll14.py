@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 
 # Table 12 of the CLEME2.0 paper, CLEME2.0-ind: (TP, FP_ne, FP_un, FN)

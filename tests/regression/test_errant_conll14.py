@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.errant import ErrantMetric
 
 ERRANT_COMPARE = {

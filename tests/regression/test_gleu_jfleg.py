@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.gleu import GLEUMetric
 
 EXPECTED = {

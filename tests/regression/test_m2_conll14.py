@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.m2 import M2Metric
 
 SYSTEMS = ("AMU", "CAMB", "CUUI", "IITB", "INPUT", "IPN", "NTHU", "PKU", "POST", "RAC", "SJTU",

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.meta_eval.benchmarks import (
     SEEDA_SYSTEM_SETS,
     SEEDA_SYSTEMS,
@@ -34,7 +35,7 @@ from gecscope.meta_eval.runner import (
     tradeoff_folds,
 )
 from gecscope.meta_eval.tradeoff import LinearCombination, simplex_grid, tradeoff_search
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.types import Corpus
 
 pytest.importorskip("scipy")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from cleme_example import HYP_M2, REF_M2
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import (
     CLEME2Metric,
     CLEMEMetric,

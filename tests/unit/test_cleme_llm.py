@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.llm_client import MalformedAnswer
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 from gecscope.metrics.cleme.weights import (
     LLM_PROMPT,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, partitions, similarity_scorer
 from gecscope.metrics.cleme.metric import MODELS
 from gecscope.metrics.cleme.weights import BERTScoreF1

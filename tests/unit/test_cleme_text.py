@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gecscope.metrics.base import EvalData, Hypothesis
+from gecscope.data import EvalData, Hypothesis
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 
 pytest.importorskip("spacy")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import parse_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.errant import ErrantMetric, category_table
 
 REF = (

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import parse_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.gleu import (
     GLEUMetric,
     GLEUSentenceStats,

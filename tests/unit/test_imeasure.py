@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.imeasure_xml import (
     Alternative,
@@ -24,7 +25,6 @@ from gecscope.formats.imeasure_xml import (
     m2_to_gold,
     read_gold,
 )
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.imeasure import IMeasureMetric
 from gecscope.metrics.imeasure.align import align
 from gecscope.metrics.imeasure.core import (

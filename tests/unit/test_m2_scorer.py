@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import parse_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.metrics.m2 import M2Metric, M2Row, M2SentenceStats, m2_prf, select_rows
 from gecscope.metrics.m2.lattice import (
     BIG,

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.meta_eval.tradeoff import (
     Fold,
@@ -16,7 +17,7 @@ from gecscope.meta_eval.tradeoff import (
     simplex_grid,
     tradeoff_search,
 )
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 
 pytest.importorskip("scipy")
 

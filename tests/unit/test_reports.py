@@ -10,8 +10,8 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema", reason="schema validation needs jsonschema")
 from test_stats_metric import Disentangled, EditFFast, ExactMatch, toy_corpus
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.reports.html import disentangled_chart, render_html, write_html_report
 from gecscope.reports.json import dumps_report, load_schema, report_to_json, write_json_report
 from gecscope.reports.model import OUTCOME_TABLE, build_report, outcome_totals

@@ -8,7 +8,7 @@ from pathlib import Path
 from test_stats_metric import EditF, toy_corpus
 
 from gecscope import __version__
-from gecscope.metrics.base import EvalData
+from gecscope.data import EvalData
 from gecscope.signature import metric_signature, reference_hash, signature
 from gecscope.types import Annotation, Corpus, Edit, Sentence
 

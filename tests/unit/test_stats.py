@@ -12,9 +12,9 @@ import pytest
 np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 from test_stats_metric import EditF, EditFFast, ExactMatch, toy_corpus
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.m2 import read_m2
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.stats.paired import (
     PairedTest,
     approximate_randomisation,

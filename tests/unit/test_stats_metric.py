@@ -16,8 +16,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="resampling needs the stats extra")
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.stats.fastpath import CountsPath, prf_arrays
 from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Corpus, Edit, Sentence

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, FormatError
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.registry import get_metric
 from gecscope.semantics.parser import (
     GoldParser,

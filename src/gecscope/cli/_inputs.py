@@ -10,8 +10,9 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
+from gecscope.metrics.base import Metric, SystemResult
 from gecscope.registry import list_metrics
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,8 +16,8 @@ from gecscope.cli._inputs import (
     load_inputs,
     write_reports,
 )
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.reports.model import Report

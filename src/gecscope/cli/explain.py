@@ -49,8 +49,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gecscope.cli._common import dump_json, make_metric
+    from gecscope.data import EvalData, Hypothesis
     from gecscope.errors import ConfigError
-    from gecscope.metrics.base import EvalData, Hypothesis
     from gecscope.metrics.cleme import explain
 
     metric = make_metric(args.metric, args.option, assumption=args.assumption,

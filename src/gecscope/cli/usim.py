@@ -149,7 +149,7 @@ def _run_gold(args: argparse.Namespace) -> int:
 
 def _run_text(args: argparse.Namespace) -> int:
     from gecscope.cli._common import dump_json
-    from gecscope.metrics.base import EvalData, Hypothesis
+    from gecscope.data import EvalData, Hypothesis
     from gecscope.metrics.usim import USimMetric
     from gecscope.reports.text import render_table
 

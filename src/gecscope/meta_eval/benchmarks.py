@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, FormatError
 from gecscope.formats.base import PathLike, read_text, split_lines
 from gecscope.judgments import Judgments
-from gecscope.metrics.base import EvalData, Hypothesis
 from gecscope.types import Corpus
 
 SEEDA_SYSTEMS: tuple[str, ...] = (

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.data import EvalData, Hypothesis
+from gecscope.metrics.base import Metric, Score
 
 
 class CharLengthMetric(Metric[int]):

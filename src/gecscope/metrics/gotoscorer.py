@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, FormatError, OutputError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.stats.prf import prf
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Edit

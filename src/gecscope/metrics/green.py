@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 
 UNITS = ("word", "char")
 

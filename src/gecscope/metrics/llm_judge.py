@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.llm_client import (
     AnswerCache,
@@ -47,7 +48,7 @@ from gecscope.llm_client import (
     check_env_name,
     public_url,
 )
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.stats.fastpath import MeanColumns
 from gecscope.types import Edit, Tokens
 

@@ -43,9 +43,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from gecscope.data import Slot
+from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CountSpec
 from gecscope.stats.fastpath import CountsPath, MeanColumns
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Edit, Sentence, Tokens

@@ -25,7 +25,8 @@ from gecscope.reports.outcomes import OUTCOME_LABELS, OUTCOMES
 from gecscope.reports.text import fmt, integral_column
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.metrics.base import EvalData, Hypothesis, Metric, SystemResult
+    from gecscope.data import EvalData, Hypothesis
+    from gecscope.metrics.base import Metric, SystemResult
 
 DISENTANGLED = ("hit", "wrong", "under", "over")
 COLOURS = {"tp": "#1a9850", "fp_ne": "#f28e2b", "fp_un": "#d62728", "fn": "#4e79a7"}

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from gecscope.data import Slot
+from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.errors import ConfigError
 from gecscope.metrics import candidates
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.metrics.cleme.chunks import (
     ASSUMPTIONS,

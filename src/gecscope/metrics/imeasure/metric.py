@@ -28,10 +28,10 @@ from operator import attrgetter
 from typing import Any
 
 from gecscope import _jit
-from gecscope.data import Slot
+from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.errors import ConfigError
 from gecscope.formats.imeasure_xml import GoldSentence, IMeasureGold, m2_to_gold
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.imeasure.core import (
     BASELINES,
     METRICS,

@@ -42,8 +42,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.learned import models as lm
 from gecscope.metrics.learned.fuzzy import levenshtein_ratio, token_sort_ratio
 from gecscope.progress import tick

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.learned import models as lm
 from gecscope.stats.fastpath import MeanColumns
 

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.metrics.m2.lattice import GoldEdit, PathArc, best_path, build_lattice
 from gecscope.stats.prf import prf

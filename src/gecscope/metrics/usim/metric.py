@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from gecscope.data import Slot
+from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.errors import ConfigError
-from gecscope.metrics.base import EvalData, Hypothesis, Metric, Score
+from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.usim.core import (
     DirectionCounts,
     USimGraph,
