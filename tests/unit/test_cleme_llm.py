@@ -166,7 +166,10 @@ def test_edit_format_and_rating_parser() -> None:
         "1" * 5000: "number 11111111111111111111... is not",  # no int() of 5,000 digits
         "none": "holds none", "  ": "empty",
         prompt: "repeats the prompt",  # was read as 1, the "1 to 5" of the prompt
-        "Example Output (1-5): 4": "repeats the prompt"}
+        "Example Output (1-5): 4": "repeats the prompt",
+        # signs and numbers the digit pattern alone did not see (each was read as 4)
+        "\u20134": "number \u20134 is signed", "\uff0d4": "number \uff0d4 is signed",
+        "\ufe634": "is signed", "4\u00bd": "also holds '\u00bd'", "4\u00b2": "also holds"}
     for answer, reason in refused.items():
         with pytest.raises(MalformedAnswer, match=reason):
             parse_rating(answer, prompt)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -245,7 +246,20 @@ def parse_rating(text: str, prompt: str = "") -> int:
     if echoed:
         raise MalformedAnswer(f"the answer repeats the prompt ({echoed[0][:60]!r}) instead of "
                               "rating the edit; expected a number from 1 to 5")
-    numbers = _NUMBER.findall(answer)
+    found = list(_NUMBER.finditer(answer))
+    numbers = [m.group() for m in found]
+    spans = [m.span() for m in found]
+    stray = [c for i, c in enumerate(answer) if unicodedata.numeric(c, None) is not None
+             and not any(a <= i < b for a, b in spans)]
+    if stray:  # "4½", "4²": a number the digit pattern does not read
+        raise MalformedAnswer(f"expected one whole number from 1 to 5; the answer also holds "
+                              f"{stray[0]!r}")
+    signed = [answer[m.start() - 1] + m.group()[:20] for m in found if m.start() and
+              (unicodedata.category(answer[m.start() - 1]) == "Pd"
+               or answer[m.start() - 1] in "\u2212\ufe62\uff0b")]
+    if signed:  # "–4" (en dash), "－4" (full-width): a sign the pattern's own does not cover
+        raise MalformedAnswer(f"the answer's number {signed[0]} is signed; expected a whole "
+                              "number from 1 to 5")
     if not numbers:
         raise MalformedAnswer("expected a number from 1 to 5; the answer holds none")
     if len(numbers) > 1:
