@@ -46,7 +46,11 @@ ISO_639_1 = frozenset(_ISO_639_1_TEXT.split())
 #: three-letter (ISO 639-2/3) codes of English and Chinese, which would otherwise silently
 #: get the "any other language" extractor.
 ALIASES = {"iw": "he", "in": "id", "ji": "yi", "mo": "ro", "eng": "en", "zho": "zh",
-           "chi": "zh"}
+           "chi": "zh", "cmn": "zh"}
+#: ``zh-yue`` (the old tag of Cantonese, mostly written in traditional characters) is refused
+#: like ``zh-Hant``: ChERRANT's tooling is for Simplified Mandarin (``yue`` itself is another
+#: language, scored as any other).
+_TRADITIONAL_LANGUAGES = frozenset({"yue"})
 #: Subtags of Chinese written in traditional characters (script, or region without script).
 _TRADITIONAL = ({"hant"}, {"tw", "hk", "mo"})
 
@@ -59,7 +63,10 @@ def language_code(code: str) -> str:
     traditional characters (``zh-TW``, ``zh-HK``, ``zh-Hant``) is refused: ChERRANT's tooling
     (OpenCC's t2s conversion of targets, its Cilin and confusion set) is for Simplified
     Chinese."""
-    text = (code or "en").strip()
+    text = code.strip() if isinstance(code, str) else code
+    if not text:
+        raise ConfigError("language code is empty: expected an ISO 639 code such as en, zh, "
+                          "uk, de, cs")
     m = _CODE.match(text)
     if not m:
         raise ConfigError(f"language code {code!r}: expected an ISO 639 code such as en, zh, "
@@ -76,8 +83,9 @@ def language_code(code: str) -> str:
             "supported: en (ERRANT), zh (ChERRANT) and any other ISO 639 language (Levenshtein "
             "edits), e.g. uk, de, cs, sv, or a three-letter ISO 639-3 code (und: a language "
             "without one)")
-    if primary == "zh" and (subtags & _TRADITIONAL[0] or (
-            subtags & _TRADITIONAL[1] and "hans" not in subtags)):
+    if primary == "zh" and (
+            subtags & _TRADITIONAL[0] or subtags & _TRADITIONAL_LANGUAGES or (
+                subtags & _TRADITIONAL[1] and "hans" not in subtags)):
         raise ConfigError(
             f"language code {code!r} is Chinese in traditional characters, which ChERRANT's "
             "tooling does not handle: its targets are converted to Simplified Chinese (OpenCC "

@@ -82,13 +82,14 @@ def test_english_in_any_case_or_region_is_english(code: str) -> None:
     ("de-AT", ("de", "levenshtein")), ("UK", ("uk", "levenshtein")),
     ("zh-CN", ("zh", "cherrant")), ("zh_SG", ("zh", "cherrant")),
     ("zh-Hans-TW", ("zh", "cherrant")), ("yue", ("yue", "levenshtein")),
+    ("cmn", ("zh", "cherrant")),  # Mandarin's ISO 639-3 code: was whitespace tokens, Levenshtein
 ])
 def test_region_tags_map_to_their_language(code: str, expected: tuple[str, str]) -> None:
     lang = language(code)
     assert (lang.code, lang.extractor) == expected
 
 
-@pytest.mark.parametrize("code", ["zh-TW", "zh-HK", "zh-Hant", "ZH-hant-CN"])
+@pytest.mark.parametrize("code", ["zh-TW", "zh-HK", "zh-Hant", "ZH-hant-CN", "zh-yue"])
 def test_traditional_chinese_is_refused_with_the_reason(code: str) -> None:
     with pytest.raises(ConfigError, match="traditional characters.*--no-simplified"):
         language(code)
@@ -98,6 +99,13 @@ def test_traditional_chinese_is_refused_with_the_reason(code: str) -> None:
 def test_unknown_two_letter_codes_are_refused_with_the_supported_ones(code: str) -> None:
     with pytest.raises(ConfigError, match="not an ISO 639-1 language code.*en \\(ERRANT\\), "
                                           "zh \\(ChERRANT\\)"):
+        language(code)
+
+
+@pytest.mark.parametrize("code", ["", "  "])
+def test_an_empty_language_code_is_refused(code: str) -> None:
+    """It used to mean English, silently (``--lang ""``)."""
+    with pytest.raises(ConfigError, match="language code is empty"):
         language(code)
 
 
