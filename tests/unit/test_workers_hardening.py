@@ -211,6 +211,12 @@ def test_absurd_jobs_are_refused_by_the_api() -> None:
     hyp = Hypothesis.from_file(DEMO / "careful.txt")
     with pytest.raises(ConfigError, match="from 0 .* to 10000"):
         evaluate("gleu", data, hyp, jobs=10**20)
+    # not whole numbers, for either backend (False and 0.0 were taken as 0 for Ray, 1.0 as
+    # one process); the Ray backend refuses them before starting anything
+    for backend in ("local", "ray"):
+        for jobs in (False, 0.0, 1.0, -1):
+            with pytest.raises(ConfigError, match="whole number"):
+                evaluate("gleu", data, hyp, jobs=jobs, backend=backend)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------- Ray --address

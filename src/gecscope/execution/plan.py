@@ -51,12 +51,21 @@ def resolve_jobs(jobs: int) -> int:
     count of workers: ``0`` means every core this process may use. Not capped here (Ray
     actors are capped at the cluster's CPUs, processes at this machine's cores, where they
     start: :func:`~gecscope.execution.pool.capped_jobs`)."""
-    from gecscope.execution.pool import MAX_JOBS, default_jobs
+    from gecscope.execution.pool import default_jobs
+
+    return check_jobs(jobs) or default_jobs()
+
+
+def check_jobs(jobs: int) -> int:
+    """``jobs`` unchanged when it is a whole number from 0 to
+    :data:`~gecscope.execution.pool.MAX_JOBS` (not a bool, not a float such as ``1.0``);
+    else a ConfigError."""
+    from gecscope.execution.pool import MAX_JOBS
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 0 <= jobs <= MAX_JOBS:
         raise ConfigError(f"jobs must be a whole number from 0 (every core) to {MAX_JOBS}, "
                           f"got {jobs!r}")
-    return jobs or default_jobs()
+    return jobs
 
 
 def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
@@ -247,10 +256,9 @@ def make_plan(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hyp
     if backend not in ("local", "ray"):
         raise ConfigError(f"backend must be local or ray, got {backend!r}")
     metrics, hyps = list(metrics), list(hyps)
-    if backend == "ray":
-        jobs = resolve_jobs(jobs) if jobs else 0  # 0: one actor per CPU of the cluster
-    elif jobs != 1:
-        jobs = resolve_jobs(jobs)
+    jobs = check_jobs(jobs)  # for every backend: False, 0.0 and 1.0 are refused too
+    if backend == "local" and jobs != 1:
+        jobs = resolve_jobs(jobs)  # 0: every core (with Ray, 0: one actor per CPU)
     for metric in metrics:
         metric.check_inputs(data)
     checks = {type(m).check_hypothesis: m for m in metrics}

@@ -33,13 +33,11 @@ LEVELS = ("corpus", "sentence")
 def evaluate_systems(metric: Metric, bench: Benchmark, systems: Sequence[str] | None = None,
                      jobs: int = 1) -> dict[str, SystemResult]:
     """Run ``metric`` on every system's output (the benchmark's shared references/cache), on
-    ``jobs`` processes (``0``: every core; results identical to one process)."""
+    ``jobs`` processes (``0``: every core; results identical to one process), through the one
+    scoring path (:func:`gecscope.evaluate`: alignment, checks and warnings alike)."""
     from gecscope.evaluation import evaluate
 
     names = list(systems) if systems is not None else list(bench.systems)
-    if jobs == 1:
-        metric.prepare_systems(bench.data, [bench.hypotheses[s] for s in names])
-        return {s: metric.evaluate(bench.data, bench.hypotheses[s]) for s in names}
     results = evaluate(metric, bench.data, [bench.hypotheses[s] for s in names], jobs=jobs)
     return dict(zip(names, results, strict=True))
 
