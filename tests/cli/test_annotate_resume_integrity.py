@@ -151,6 +151,34 @@ def test_a_damaged_part_is_annotated_again(case: str, kept: tuple[list[str], Pat
     out.unlink()
 
 
+def test_parts_of_other_errant_or_spacy_versions_are_annotated_again(
+        kept: tuple[list[str], Path, Path], capsys, monkeypatch) -> None:
+    """Parts written before an upgrade of ERRANT, spaCy or the spaCy model are not reused: the
+    output would mix two annotators' edits. (The installed versions cannot change inside a
+    test, so the version lookup reports an upgraded spaCy.)"""
+    from gecscope._versions import package_versions
+    from gecscope.execution import resume
+
+    argv, pristine, whole = kept
+    parts = Path(f"{argv[argv.index('--output') + 1]}.parts")
+    if parts.exists():
+        shutil.rmtree(parts)
+    shutil.copytree(pristine, parts)
+
+    def upgraded(*names: str) -> dict[str, str]:
+        return {k: v + ".1" if k == "spacy" else v for k, v in package_versions(*names).items()}
+
+    monkeypatch.setattr(resume, "package_versions", upgraded)
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    out = Path(argv[argv.index("--output") + 1])
+    assert out.read_bytes() == whole.read_bytes()
+    assert "24 sentences" in err and "reused" not in err  # unchanged versions: 11 reused
+    assert not parts.exists()
+    out.unlink()
+
+
 @pytest.mark.slow
 def test_damaged_parts_through_the_workers(tmp_path: Path, capsys, monkeypatch) -> None:
     """Every kind of damage at once, with --jobs 2 (the workers' pipeline, jobs of 2 pairs):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gecscope._versions import ERRANT_PACKAGES, package_versions
 from gecscope.formats.base import atomic_write
 from gecscope.types import Tokens
 
@@ -33,8 +34,11 @@ def shard_digest(shard: Sequence[Sequence[Tokens]], options: str) -> str:
 
 
 def annotation_options(lev: bool, merge: str, files: int) -> str:
-    """The options a shard's M2 depends on, as hashed into its digest (:func:`shard_digest`)."""
-    return f"errant-annotate-v1|lev={lev}|merge={merge}|files={files}"
+    """The options a shard's M2 depends on, as hashed into its digest (:func:`shard_digest`):
+    the flags and the installed ERRANT, spaCy and spaCy model versions (a part annotated
+    before an upgrade is annotated again, never mixed with parts of the new versions)."""
+    versions = ",".join(f"{k}={v}" for k, v in package_versions(*ERRANT_PACKAGES).items())
+    return f"errant-annotate-v1|lev={lev}|merge={merge}|files={files}|{versions}"
 
 
 PART_MARK = b"#gecscope-part "  # starts a check record
