@@ -188,11 +188,11 @@ def atomic_write(path: PathLike, chunks: Iterable[str]) -> None:
         mode = 0o666 & ~umask
     previous = _terminate_as_exit()
     try:
-        if tmp is None:
-            os.fchmod(fd, mode)
-        else:
-            os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:  # closes fd on failure
+            if tmp is None:
+                os.fchmod(fh.fileno(), mode)
+            else:
+                os.chmod(tmp, mode)
             for chunk in chunks:
                 fh.write(chunk)
             if tmp is None:  # complete: now it gets a name, then the target's
@@ -271,9 +271,11 @@ def _terminate_as_exit() -> Any:
         raise SystemExit(128 + signum)
 
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # pragma: no cover - not the main interpreter
         return None
+    # None: the previous handler was not set from Python (the default action, as a rule)
+    return signal.SIG_DFL if previous is None else previous
 
 
 def _restore_terminate(previous: Any) -> None:
