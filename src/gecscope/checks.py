@@ -205,9 +205,11 @@ def check_hypothesis(data: EvalData, hyp: Hypothesis) -> None:
                        "hypothesis and reference M2 must share their S lines")
                 j = next((j for j, ref in enumerate(data.sources) if ref == a), None)
                 if j is not None:
+                    why = ("a parallel reference file with unique ids; these references give "
+                           f"id {data.repeated_id!r} twice" if data.repeated_id is not None
+                           else "references with ids, a parallel reference file")
                     fix = (f"it is the source of the references' sentence {j + 1}: lines "
-                           "in another order? (matching by id needs references with ids, "
-                           "a parallel reference file)")
+                           f"in another order? (matching by id needs {why})")
                 raise FormatError(
                     f"sentence {i + 1}: {what} ({' '.join(a)[:50]!r} vs "
                     f"{' '.join(b)[:50]!r}); {fix}", hyp.path, i + 1 if parallel else None)

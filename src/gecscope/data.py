@@ -5,12 +5,12 @@ files the user named or given in memory, shared by every system scored, and a sy
 What components derive from them is kept by *content*: reference-level data in the typed
 :class:`~gecscope.types.Slot` s the components declare (:meth:`EvalData.slot`), hypothesis
 data under the hypothesis' content digest in a bounded store, so a training loop that builds
-a fresh ``Hypothesis`` per checkpoint never gets another checkpoint's numbers back.
-"""
+a fresh ``Hypothesis`` per checkpoint never gets another checkpoint's numbers back."""
 
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -60,6 +60,7 @@ class EvalData:
         #: the references' sentence ids (a parallel reference file's first column), by which
         #: parallel-format hypotheses are matched to them (:meth:`align`); ``None`` otherwise
         self.ids: tuple[str, ...] | None = None
+        self.repeated_id: str | None = None  # an id the references give twice: by position
         #: the reference file as read (:func:`~gecscope.formats.references.read_references`)
         self.reference_file: ReferenceFile | None = None
         self._slots: dict[Slot[Any], Any] = {}
@@ -162,6 +163,7 @@ class EvalData:
         if ref.rows is not None:
             ids = tuple(r.id for r in ref.rows)
             self.ids = ids if len(set(ids)) == len(ids) else None  # duplicates: by position
+            self.repeated_id = next((k for k, n in Counter(ids).items() if n > 1), None)
             return Corpus(annotate_rows(self.lang, [(r.source, r.targets) for r in ref.rows]),
                           path)
         if ref.note and self.source_path is not None:

