@@ -235,11 +235,6 @@ def _tokeniser(kind: str, model: str | None) -> Callable[[str], Tokens]:
     return lambda text: tuple(t.text for t in nlp.tokenizer(text) if not t.is_space)
 
 
-def tokenisation_name(spec: Tokeniser) -> str:
-    """The name a signature records for a tokenisation choice."""
-    return spec if isinstance(spec, str) else getattr(spec, "__name__", "custom")
-
-
 @lru_cache(maxsize=8)
 def _annotator(lang: Language) -> Annotator:
     return lang.edit_extractor.build(lang)

@@ -152,7 +152,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
     A kept shard that fails its check is annotated again and ``note`` (default: a warning)
     is told which file was discarded and why."""
     from gecscope.execution.chunks import pool_job
-    from gecscope.execution.executors import EDIT_COST, PARALLEL_MIN, Pool, Ray, worth_parallel
+    from gecscope.execution.executors import EDIT_COST, Pool, Ray, enough_work, worth_parallel
     from gecscope.execution.pool import IN_FLIGHT, process_pool
     from gecscope.formats.plain import iter_token_shards
 
@@ -195,7 +195,7 @@ def annotate_stream(paths: Sequence[PathLike], output: PathLike, *, jobs: int,
                 head.append(item)
                 if item[2] is None:
                     pairs += len(item[0][0]) * max(1, len(item[0]) - 1)
-                if pairs * EDIT_COST >= PARALLEL_MIN:
+                if enough_work(pairs * EDIT_COST):
                     break
         except Exception as exc:  # noqa: BLE001 - an unreadable shard: raised after those before
             failure = exc

@@ -27,7 +27,13 @@ EDIT_COST = 75
 def worth_parallel(jobs: int, work: float) -> bool:
     """Whether ``jobs`` workers pay for themselves on ``work`` (in the units of
     :data:`PARALLEL_MIN`): the one decision for scoring and for annotation."""
-    return jobs > 1 and work >= PARALLEL_MIN
+    return jobs > 1 and enough_work(work)
+
+
+def enough_work(work: float) -> bool:
+    """Whether ``work`` reaches :data:`PARALLEL_MIN` (what :func:`worth_parallel` asks of the
+    work; a stream of shards stops reading ahead here)."""
+    return work >= PARALLEL_MIN
 
 
 class Serial:

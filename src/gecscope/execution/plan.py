@@ -307,7 +307,8 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
             with reporting(live):
                 return score_task(data, metrics, hyps, task, parts)
 
-        collect(Serial().map(here, _tasks(plan.tasks, metrics, data, hyps, False)))
+        serial = Serial()
+        collect(serial.map(here, _tasks(plan.tasks, metrics, data, hyps, serial.remote)))
     elif plan.executor == "pool":
         with process_pool(plan.workers, len(plan.tasks), _init_worker,
                           (data, metrics, hyps)) as pool:
@@ -315,11 +316,12 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
                 executor = Pool(pool)
                 if plan.needs_edits:
                     extract_edits(data, hyps, plan.workers, executor=executor)
-                collect(executor.map(_score, _tasks(plan.tasks, metrics, data, hyps, True)))
+                collect(executor.map(_score, _tasks(plan.tasks, metrics, data, hyps,
+                                                    executor.remote)))
     else:
         if plan.needs_edits:
             extract_edits(data, hyps, plan.workers, executor=Ray(plan.workers, plan.address))
         scorers = Ray(plan.workers, plan.address, _init_worker, (data, metrics, hyps))
-        collect(scorers.map(_score, _tasks(plan.tasks, metrics, data, hyps, True)))
+        collect(scorers.map(_score, _tasks(plan.tasks, metrics, data, hyps, scorers.remote)))
     results.fill(data)
     return results.ordered()

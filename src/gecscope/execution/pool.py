@@ -206,7 +206,7 @@ RANGE_MAX = 5_000
 RANGE_MIN = 100
 
 #: A scoring task: (metric, system, first sentence, end, the system's edits of the range or
-#: None). A range that is the whole corpus is scored whole (:meth:`Metric.evaluate`).
+#: None). A range that is the whole corpus is scored whole (:meth:`Metric.result`).
 Task = tuple[int, int, int, int, Any]
 
 
