@@ -310,6 +310,10 @@ def test_parse_scores_formats() -> None:
             parse_scores(bad, 1)
     with pytest.raises(MalformedAnswer, match="target_score2"):
         parse_scores('{"target_score1": 4}', 2)
+    # both spellings with different scores: ambiguous (the first key used to win); equal: one
+    with pytest.raises(MalformedAnswer, match="two scores"):
+        parse_scores('{"target_score1": 5, "target1_score": 1}', 1)
+    assert parse_scores('{"target_score1": 3, "target1_score": 3}', 1) == (3,)
     # the last object holding a score is the judgement
     assert parse_scores('{"target_score1": 2}\nCorrected: ```json\n{"target_score1": 4}```',
                         1) == (4,)

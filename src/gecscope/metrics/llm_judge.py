@@ -206,12 +206,13 @@ def parse_scores(answer: str, n: int, prompt: str = "") -> tuple[int, ...]:
     low, high = SCORE_RANGE
     out = []
     for k in range(1, n + 1):
-        for key in (f"target_score{k}", f"target{k}_score"):
-            if key in obj:
-                value = obj[key]
-                break
-        else:
+        given = [obj[key] for key in (f"target_score{k}", f"target{k}_score") if key in obj]
+        if not given:
             raise MalformedAnswer(f"the answer has no target_score{k}")
+        if len(given) == 2 and given[0] != given[1]:
+            raise MalformedAnswer(f"the answer gives target {k} two scores (target_score{k}: "
+                                  f"{given[0]!r}, target{k}_score: {given[1]!r})")
+        value = given[0]
         if isinstance(value, bool) or not isinstance(value, int | float) or (
                 isinstance(value, float) and not value.is_integer()) or not low <= value <= high:
             raise MalformedAnswer(f"target_score{k} is {value!r}, not a whole number from "
