@@ -340,6 +340,22 @@ def test_malformed_ray_addresses(address: str) -> None:
         check_address(address)
 
 
+def test_a_host_lookup_that_hangs_fails_within_seconds(monkeypatch) -> None:
+    """A resolver that does not answer (no time-out of its own) must not hold the address
+    check past its deadline. No resolver here hangs, so the lookup is made to sleep."""
+    import socket
+    import time
+
+    from gecscope.execution import ray as ray_module
+
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: time.sleep(30))
+    monkeypatch.setattr(ray_module, "PROBE_TIMEOUT", 0.5)
+    start = time.monotonic()
+    with pytest.raises(ray_module.ClusterUnavailable, match="looking up 'head.example' took"):
+        ray_module.check_address("head.example:6379")
+    assert time.monotonic() - start < 3
+
+
 # ------------------------------------------------------------------- Ray actors (a real cluster)
 
 

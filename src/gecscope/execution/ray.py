@@ -79,7 +79,8 @@ def check_address(address: str) -> None:
     hint = ("; start one with `ray start --head` on that machine, or check the host and port "
             "given to --address")
     try:
-        sock = socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT)
+        sock = socket.create_connection(_resolved(host, int(port), address),
+                                        timeout=PROBE_TIMEOUT)
     except socket.gaierror:
         raise ClusterUnavailable(f"--address {address}: unknown host {host!r}") from None
     except OSError as exc:
@@ -102,6 +103,32 @@ def check_address(address: str) -> None:
     if len(head) < 9 or head[3] != 4:
         raise ClusterUnavailable(f"{where} (a server accepts connections at that port but it "
                                  f"is not a Ray cluster: it does not speak gRPC){hint}")
+
+
+def _resolved(host: str, port: int, address: str) -> tuple[str, int]:
+    """``(host, port)`` with the host's first address, looked up under :data:`PROBE_TIMEOUT`
+    (a lookup has no time-out of its own, and a slow resolver would hold the check up): on a
+    daemon thread, left behind if it hangs."""
+    import socket
+    import threading
+
+    found: list[Any] = []
+
+    def lookup() -> None:
+        try:
+            found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0])
+        except OSError as exc:  # gaierror included: raised by the caller's thread
+            found.append(exc)
+
+    worker = threading.Thread(target=lookup, daemon=True)
+    worker.start()
+    worker.join(PROBE_TIMEOUT)
+    if not found:
+        raise ClusterUnavailable(f"--address {address}: looking up {host!r} took more than "
+                                 f"{PROBE_TIMEOUT:.0f} s")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return str(found[0]), port
 
 
 def connect(address: str | None, actors: int) -> tuple[Any, int]:
