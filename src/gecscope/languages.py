@@ -16,6 +16,7 @@ built once per process. See docs/languages.md.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -240,7 +241,7 @@ def _annotator(lang: Language) -> Annotator:
     return lang.edit_extractor.build(lang)
 
 
-class Extractor:
+class Extractor(ABC):
     """An edit extractor: what it needs (tokens, packages), what it offers (ERRANT's types,
     raw-text input) and how its annotator is built. One object per extractor, chosen once
     by a :class:`Language` (:attr:`Language.edit_extractor`)."""
@@ -272,8 +273,9 @@ class Extractor:
         """The signature's ``edits`` entry."""
         return self.name
 
+    @abstractmethod
     def build(self, lang: Language) -> Annotator:
-        raise NotImplementedError
+        """The annotator of ``lang`` (every extractor has its own)."""
 
 
 class _Errant(Extractor):
