@@ -93,8 +93,9 @@ def _interrupted_run(folder: Path, jobs: str) -> tuple[list[str], Path, Path]:
     assert main(argv) == 65
     assert not out.exists()
     parts = folder / "run.m2.parts"
-    assert [p.name[:12] for p in sorted(parts.glob("shard-*.m2"))] == \
-        [f"shard-{i:06d}" for i in range(11)]
+    kept = [p.name[:12] for p in sorted(parts.glob("shard-*.m2"))]
+    first_eleven = [f"shard-{i:06d}" for i in range(11)]
+    assert kept == first_eleven
     cor1.write_bytes(good)
     return argv, parts, whole
 

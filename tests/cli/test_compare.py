@@ -102,7 +102,8 @@ def test_evaluate_and_compare_write_one_tsv_schema(errant_dir: Path,
     data = EvalData.from_m2(ref)
     for name, path in (("POST", hyps[0]), ("AMU", hyps[1])):
         rows = [r for r in ev[1:] if r[10] and r[0] == name and r[1] == "m2"]
-        assert [int(r[10]) for r in rows] == list(range(1, len(data) + 1))
+        numbers = [int(r[10]) for r in rows]
+        assert numbers == list(range(1, len(data) + 1))
         assert {(r[2], r[6]) for r in rows} == {("F0.5", "1")}
         expected = M2Metric().evaluate(data, Hypothesis.from_file(path, name)).sentence_scores
         assert expected is not None and [float(r[3]) for r in rows] == expected

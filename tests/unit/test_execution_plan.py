@@ -64,7 +64,9 @@ def test_pool_and_serial_give_the_same_results_and_progress(monkeypatch) -> None
     pool_ticks: list[int] = []
     pooled = run(plan, pool_ticks.append)
     assert sum(pool_ticks) == sum(ticks)
-    assert [(r.metric, r.system) for r in pooled] == [(r.metric, r.system) for r in serial]
+    pooled_order = [(r.metric, r.system) for r in pooled]
+    serial_order = [(r.metric, r.system) for r in serial]
+    assert pooled_order == serial_order
     for a, b in zip(serial, pooled, strict=True):
         assert a.score == b.score and a.stats == b.stats, (a.metric, a.system)
     assert 0 < serial[0].score.value < 1
