@@ -3,10 +3,12 @@ judges, CLEME2.0's LLM weighting, the answer cache): one place starts and stops 
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 @contextmanager
@@ -20,3 +22,23 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+class JSONHandler(BaseHTTPRequestHandler):
+    """A quiet request handler that answers in JSON (the servers' handlers derive from it)."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def read_json(self) -> Any:
+        """The request body, parsed."""
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def send_json(self, status: int, payload: Any) -> None:
+        """Answer ``payload`` as JSON with ``status``."""
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)

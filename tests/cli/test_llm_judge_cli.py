@@ -15,12 +15,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from loopback import serving
+from loopback import JSONHandler, serving
 
 from gecscope.cli.main import main
 from gecscope.llm_client import CACHE_FILE
@@ -51,15 +50,12 @@ def rule(source: str, target: str) -> int:
     return 1 if target in ("", source) else min(5, 2 + target.count("\u2192"))
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     bodies: ClassVar[list[dict[str, Any]]] = []
     keys: ClassVar[list[str | None]] = []
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         type(self).bodies.append(body)
         type(self).keys.append(self.headers.get("Authorization"))
         prompt = body["messages"][-1]["content"]
@@ -68,14 +64,9 @@ class _Handler(BaseHTTPRequestHandler):
         targets = rest.split("\n\n# output format\n", 1)[0].split("\n")
         content = json.dumps({f"target_score{k + 1}": rule(source, t)
                               for k, t in enumerate(targets)})
-        data = json.dumps({"object": "chat.completion", "model": body["model"],
-                           "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                               "role": "assistant", "content": content}}]}).encode("utf-8")
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(200, {"object": "chat.completion", "model": body["model"],
+                             "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                                 "role": "assistant", "content": content}}]})
 
 
 @pytest.fixture()

@@ -19,12 +19,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pytest
-from loopback import serving
+from loopback import JSONHandler, serving
 
 from gecscope import EvalData, Hypothesis
 from gecscope._sqlite_cache import row_digest as row_digest_of
@@ -47,25 +46,17 @@ def score(target: str) -> int:
 EXPECTED = [float(score(h)) for h in HYPS]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     requests: ClassVar[list[str]] = []
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         prompt = body["messages"][-1]["content"]
         target = prompt.split("\n# targets\n", 1)[1].split("\n\n# output format\n", 1)[0]
         type(self).requests.append(target)
         content = json.dumps({"target_score1": score(target)})
-        data = json.dumps({"object": "chat.completion", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": content}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(200, {"object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}}]})
 
 
 @pytest.fixture()

@@ -13,13 +13,12 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from gec_metrics_ref import run_gec_metrics
-from loopback import serving
+from loopback import JSONHandler, serving
 
 from gecscope import EvalData, Hypothesis
 from gecscope.errors import ConfigError
@@ -54,24 +53,13 @@ def prompt_targets(prompt: str) -> list[str]:
     return prompt.split("\n# targets\n", 1)[1].split("\n\n# output format\n", 1)[0].split("\n")
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     """OpenAI-compatible /v1/chat/completions. ``script`` holds the behaviour of the next
     requests (consumed in order), ``default`` that of the rest."""
 
     default = "ok"
     script: ClassVar[list[str]] = []
     requests: ClassVar[list[dict[str, Any]]] = []
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers["Content-Length"]))
@@ -81,7 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
                              "authorization": self.headers.get("Authorization")})
         mode = cls.script.pop(0) if cls.script else cls.default
         if mode in ("500", "429", "401", "400"):
-            self._send(int(mode), {"error": {"message": f"status {mode}"}})
+            self.send_json(int(mode), {"error": {"message": f"status {mode}"}})
             return
         if mode == "sleep":
             time.sleep(1.0)
@@ -104,9 +92,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             content = json.dumps({f"target_score{k + 1}": s for k, s in enumerate(scores)})
         if mode == "nochoices":
-            self._send(200, {"object": "error"})
+            self.send_json(200, {"object": "error"})
             return
-        self._send(200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+        self.send_json(200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
                          "model": body.get("model", ""),
                          "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                                       "message": {"role": "assistant", "content": content}}]})
