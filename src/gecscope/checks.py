@@ -238,11 +238,21 @@ def reference_sets(references: Any, n: int, loader: str) -> list[list[str]]:
     return sets
 
 
-def check_m2_sources(sources: Sequence[Tokens], gold: Corpus) -> None:
-    """The sources given with a gold M2 are its S lines, sentence by sentence."""
+def check_m2_sources(sources: Sequence[Tokens], gold: Corpus,
+                     path: str | None = None) -> None:
+    """The sources given with a gold M2 (read from ``path``, or from memory) are its S lines,
+    sentence by sentence, token for token up to Unicode compatibility forms (NFKC: ChERRANT's
+    demo M2 has ':' where its source file has the full-width '：')."""
     if len(gold) != len(sources):
-        raise LengthMismatchError(len(sources), len(gold), gold.path, "sentences", "sources")
+        raise LengthMismatchError(len(sources), len(gold), gold.path, "sentences",
+                                  path or "sources")
     for i, (a, b) in enumerate(zip(sources, gold.sources, strict=True)):
-        if a != b:
-            raise ConfigError(f"sentence {i + 1}: the source differs from the M2's S line "
-                              f"({' '.join(a)[:40]!r} vs {' '.join(b)[:40]!r})")
+        if a != b and (len(a) != len(b) or any(
+                x != y and unicodedata.normalize("NFKC", x) != unicodedata.normalize("NFKC", y)
+                for x, y in zip(a, b, strict=True))):
+            what = (f"the source differs from the M2's S line ({' '.join(a)[:40]!r} vs "
+                    f"{' '.join(b)[:40]!r}; {gold.path or 'the M2'})")
+            if path is not None:
+                raise FormatError(f"{what}: give the source the M2 was made from, or no source",
+                                  path, i + 1)
+            raise ConfigError(f"sentence {i + 1}: {what}")

@@ -133,6 +133,7 @@ class EvalData:
             data.lang = language_
             assert data.m2 is not None
             check_m2_sources(src, data.m2)
+            data.__dict__["hypothesis_sources"] = src  # text hypotheses were made from these
             return data
         data = cls((), None, language_)
         data.__dict__["sources"] = src
@@ -185,6 +186,21 @@ class EvalData:
         return read_tokens(self.source_path, tokenise=self.lang.tokeniser())
 
     @cached_property
+    def hypothesis_sources(self) -> list[Tokens]:
+        """The sources text hypotheses were made from, against which their edits are found:
+        the source file given beside an M2 (``-s``), which must be the M2's S lines up to
+        Unicode compatibility forms (:func:`~gecscope.checks.check_m2_sources`), else
+        :attr:`sources`. So one hypothesis gives one number whatever carries it: a parallel
+        file's edits are found against its own source column, and ChERRANT's demo M2 has ':'
+        where its source file (and the system, which left it alone) has the full-width '：'."""
+        if self.m2 is None or self.source_path is None or self.reference_file is None \
+                or self.reference_file.rows is not None:
+            return self.sources
+        given = read_tokens(self.source_path, tokenise=self.lang.tokeniser())
+        check_m2_sources(given, self.m2, self.source_path)
+        return given
+
+    @cached_property
     def references(self) -> list[list[Tokens]]:
         """References as ``[reference][sentence]`` token lists, length-checked (from an M2:
         :func:`~gecscope.formats.references.corpus_references`)."""
@@ -229,6 +245,7 @@ class EvalData:
         part.ids = self.ids[start:stop] if self.ids is not None else None
         part.__dict__["m2"] = m2.subset(start, stop) if m2 is not None else None
         part.__dict__["sources"] = self.sources[start:stop]
+        part.__dict__["hypothesis_sources"] = self.hypothesis_sources[start:stop]
         part.__dict__["references"] = ([r[start:stop] for r in self.references]
                                        if self.has_references else [])
         if self.reference_file is not None:
@@ -267,7 +284,7 @@ class EvalData:
         if hyp.m2 is not None:
             return hyp.m2
         return self.derived(hyp, HYPOTHESIS_EDITS, lambda: self.lang.annotator().annotate_corpus(
-            self.sources, [hyp.tokens], progress=tick))
+            self.hypothesis_sources, [hyp.tokens], progress=tick))
 
     def known_hypothesis_m2(self, hyp: Hypothesis) -> Corpus | None:
         """The edits of ``hyp`` if they are at hand (its M2, or extracted before), else None."""
@@ -284,7 +301,8 @@ class EvalData:
         """Take the hypothesis edits ``other`` has extracted, when it has the same sources and
         language (the edits do not depend on the references): a view of the same corpus with
         other references does not extract them again."""
-        if other is not self and other.lang == self.lang and other.sources == self.sources:
+        if other is not self and other.lang == self.lang \
+                and other.hypothesis_sources == self.hypothesis_sources:
             self._derived.adopt(other._derived, HYPOTHESIS_EDITS)
 
     def align(self, hyp: Hypothesis) -> Hypothesis:

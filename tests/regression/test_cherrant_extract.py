@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from gecscope import EvalData, Hypothesis
+from gecscope.errors import LengthMismatchError
 from gecscope.languages import language
 from gecscope.metrics.errant import ErrantMetric
 
@@ -66,6 +67,48 @@ def test_demo_scored_from_the_raw_parallel_file(mucgec: Path) -> None:
     f = ErrantMetric().score(data, hyp).fields
     got = (f["TP"], f["FP"], f["FN"], round(f["P"], 4), round(f["R"], 4), round(f["F0.5"], 4))
     assert got == CHERRANT_DEMO
+
+
+def test_demo_as_plain_text_with_its_source_scores_as_the_parallel_file(mucgec: Path) -> None:
+    """#33 item 5: demo.hyp beside demo.input holds demo.hyp.para's sentences; the edits are
+    found against the given source (ChERRANT's parallel_to_m2.py uses the file's own), not
+    the M2's S line, which has ':' where both have '：' (0.2581 with a spurious FP before)."""
+    d = mucgec / "cherrant-samples"
+    lang = _zh(mucgec)
+    data = EvalData.from_files(d / "demo.ref.m2.char", d / "demo.input",
+                               lang=lang)  # type: ignore[arg-type]
+    got = {}
+    for name in ("demo.hyp", "demo.hyp.para"):
+        f = ErrantMetric().score(data, data.align(Hypothesis.from_file(
+            d / name, lang=lang))).fields  # type: ignore[arg-type]
+        got[name] = (f["TP"], f["FP"], f["FN"], round(f["P"], 4), round(f["R"], 4),
+                     round(f["F0.5"], 4))
+    assert got["demo.hyp"] == got["demo.hyp.para"] == CHERRANT_DEMO
+    # the same through the Python API's in-memory sources
+    src = (d / "demo.input").read_text(encoding="utf-8").splitlines()
+    mem = EvalData.from_texts(src, m2=d / "demo.ref.m2.char", lang=lang)  # type: ignore[arg-type]
+    hyp = Hypothesis.from_file(d / "demo.hyp", lang=lang)  # type: ignore[arg-type]
+    f = ErrantMetric().score(mem, hyp).fields
+    assert (f["TP"], f["FP"], f["FN"]) == CHERRANT_DEMO[:3]
+
+
+def test_a_source_file_that_is_not_the_m2s_is_refused(mucgec: Path, tmp_path: Path) -> None:
+    from gecscope.errors import FormatError
+
+    d = mucgec / "cherrant-samples"
+    lines = (d / "demo.input").read_text(encoding="utf-8").splitlines()
+    lines[4] = lines[4][:-1] + "！"  # a real change of line 5, not a compatibility form
+    bad = tmp_path / "demo.input"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = EvalData.from_files(d / "demo.ref.m2.char", bad, lang=_zh(mucgec))  # type: ignore[arg-type]
+    hyp = Hypothesis.from_file(d / "demo.hyp", lang=_zh(mucgec))  # type: ignore[arg-type]
+    with pytest.raises(FormatError, match=r"demo.input:5: the source differs from the M2"):
+        data.hypothesis_m2(hyp)
+    short = tmp_path / "short.input"
+    short.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    data = EvalData.from_files(d / "demo.ref.m2.char", short, lang=_zh(mucgec))  # type: ignore[arg-type]
+    with pytest.raises(LengthMismatchError):
+        data.hypothesis_m2(hyp)
 
 
 @pytest.fixture(scope="module")

@@ -96,7 +96,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
     systems = list(todo.values())
     for h in systems:
         data.check(h)
-    corpus = annotate_parallel(data.sources, [h.tokens for h in systems], jobs=jobs,
+    corpus = annotate_parallel(data.hypothesis_sources, [h.tokens for h in systems], jobs=jobs,
                                progress=progress, executor=executor)
     store_joint_edits(data, systems, corpus.sentences)
 
