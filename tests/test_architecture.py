@@ -177,6 +177,7 @@ LAYERS: dict[str, int] = {
     "gecscope.data": 3,
     "gecscope.checks": 3,
     "gecscope.hypothesis": 3,
+    "gecscope.retokenise": 3,
     "gecscope.metrics": 4,
     "gecscope.registry": 4,
     "gecscope.execution": 5,

@@ -66,7 +66,7 @@ def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str,
 
 def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
              hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
-             tokenise: Tokeniser = "whitespace",
+             tokenise: Tokeniser = "whitespace", hyp_tokenise: str = "none",
              progress: Callable[[int], None] | None = None,
              jobs: int = 1, backend: str = "local",
              address: str | None = None) -> list[SystemResult]:
@@ -88,6 +88,11 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     to the references by id, sources compared line by line), and what looks wrong but can be
     scored (:func:`gecscope.checks.input_warnings`: a detokenised hypothesis, differences of
     Unicode form only...) is an :class:`~gecscope.errors.InputWarning`, the text the CLI prints.
+
+    ``hyp_tokenise`` (``--hyp-tokenise``) re-tokenises the hypotheses before they are scored
+    (:func:`gecscope.retokenise.retokenise`): ``"auto"`` one that looks detokenised against
+    tokenised references, the way the references were tokenised; ``"spacy"`` or ``"nltk"``
+    every one; ``"none"`` (default) none. What was done is an InputWarning too.
     """
     import warnings
 
@@ -98,7 +103,16 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     if not isinstance(data, EvalData):
         raise TypeError(f"data must be an EvalData (EvalData.from_files, .from_texts or "
                         f".from_m2), not {type(data).__name__}")
+    from gecscope.retokenise import check_mode, retokenise
+
+    check_mode(hyp_tokenise)
     hyps = [data.align(h) for h in make_hypotheses(hypotheses, tokenise)]
+    if hyp_tokenise != "none":
+        done = [retokenise(data, h, hyp_tokenise) for h in hyps]
+        hyps = [h for h, _ in done]
+        for _, message in done:
+            if message:
+                warnings.warn(message, InputWarning, stacklevel=2)
     for message in input_warnings(data, hyps):
         warnings.warn(message, InputWarning, stacklevel=2)
     for m in ms:

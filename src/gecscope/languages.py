@@ -26,7 +26,7 @@ from gecscope.errors import ConfigError
 from gecscope.types import Corpus, Sentence, Tokens
 
 #: The named tokenisations (:func:`tokeniser`).
-TOKENISATIONS = ("whitespace", "chars", "spacy")
+TOKENISATIONS = ("whitespace", "chars", "spacy", "nltk")
 #: How strings become tokens: a named tokenisation or a function from a string to its tokens.
 Tokeniser = str | Callable[[str], Sequence[str]]
 EXTRACTORS = ("errant", "cherrant", "levenshtein")
@@ -206,7 +206,8 @@ def _nlp(model: str) -> Any:
 def tokeniser(spec: Tokeniser, spacy_model: str | None = None) -> Callable[[str], Sequence[str]]:
     """The function behind a tokenisation choice: ``whitespace``, ``chars`` (every
     non-space character), ``spacy`` (the pipeline ``spacy_model``, by default ERRANT's English
-    one) or a callable, returned as it is. The one registry of tokenisations: a
+    one), ``nltk`` (:func:`ptb_tokens`, CoNLL-2014's tokenisation) or a callable, returned
+    as it is. The one registry of tokenisations: a
     :class:`Language` and ``tokenise=`` of the Python API both come here, so the same name
     always gives the same tokens."""
     if callable(spec):
@@ -224,6 +225,8 @@ def _tokeniser(kind: str, model: str | None) -> Callable[[str], Tokens]:
         return lambda text: tuple(text.split())
     if kind == "chars":
         return lambda text: tuple(c for c in text if not c.isspace())
+    if kind == "nltk":
+        return ptb_tokens
     if model is None:
         from gecscope.alignment.errant import load_nlp
 
@@ -234,6 +237,35 @@ def _tokeniser(kind: str, model: str | None) -> Callable[[str], Tokens]:
     # be written to an M2 S line or seen by the edit extractor (which parses the space-joined
     # tokens), so it is dropped: the tokens scored are the tokens annotated
     return lambda text: tuple(t.text for t in nlp.tokenizer(text) if not t.is_space)
+
+
+#: :func:`ptb_tokens`' rules, applied in this order to the text padded with a space each side
+_PTB_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r'"'), ' " '),  # straight double quotes stay straight (no `` and '')
+    (re.compile(r"\.\.\."), " ... "),
+    (re.compile(r"([,:])(?=\s)"), r" \1 "),  # "known,the" and "10:30" stay one token
+    (re.compile(r"[;@#$%&?!]"), r" \g<0> "),
+    (re.compile(r"[\][(){}<>]"), r" \g<0> "),
+    (re.compile(r"--"), " -- "),
+    (re.compile(r"([^.])\.([\])}>\"'\s]*)$"), r"\1 . \2"),  # the final period only
+    (re.compile(r"([^'\s])' "), r"\1 ' "),  # a closing single quote; an opening one stays
+    (re.compile(r"([^'\s])('[sSmMdD]|'ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
+    (re.compile(r"\b([Cc]an)(not)\b"), r"\1 \2"),
+)
+
+
+def ptb_tokens(text: str) -> Tokens:
+    """Penn-Treebank-style word tokens as NLTK's Treebank tokeniser made them for NUCLE and
+    the CoNLL-2014 test set, quirks included: clitics split (``do n't``, ``it 's``,
+    ``can not``), hyphenated words kept whole (``family-related``), brackets, ``;``, ``?``,
+    ``!`` and ``--`` split off, commas and colons only before a space (``known,the`` stays,
+    as in the test set), a period only at the end of the line (a line is one sentence), and
+    straight double quotes kept as they are. Needs no data and no NLTK: ``--hyp-tokenise
+    nltk`` (see docs/raw-text.md for how close it comes on the CoNLL-2014 submissions)."""
+    text = f" {text} "
+    for pattern, repl in _PTB_RULES:
+        text = pattern.sub(repl, text)
+    return tuple(text.split())
 
 
 @lru_cache(maxsize=8)

@@ -55,6 +55,13 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
                              "format (id<TAB>source<TAB>output, matched to the references by "
                              "id); default auto: a format only when the whole file looks like "
                              "it, with a warning when its first line suggested another")
+    inputs.add_argument("--hyp-tokenise", "--hyp-tokenize", dest="hyp_tokenise",
+                        choices=["none", "spacy", "nltk", "auto"], default="none",
+                        help="re-tokenise plain-text hypotheses before scoring: auto = one "
+                             "that looks detokenised against tokenised references, the way "
+                             "the references were made (nltk for CoNLL-2014's NUCLE tokens, "
+                             "spacy for ERRANT/BEA-style M2); spacy or nltk = every one; "
+                             "default none (docs/raw-text.md)")
     add_long_line_arguments(inputs)
     metrics = p.add_argument_group("metrics")
     metrics.add_argument("-m", "--metric", action="append", default=None,
@@ -184,6 +191,15 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
         hyps = [guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
                 for h in hyps]
     hyps = [data.align(h) for h in hyps]  # parallel rows matched by id, sources checked
+    mode = getattr(args, "hyp_tokenise", None) or "none"
+    if mode != "none":  # --hyp-tokenise: what was done, one line per hypothesis
+        from gecscope.retokenise import retokenise
+
+        done = [retokenise(data, h, mode) for h in hyps]
+        hyps = [h for h, _ in done]
+        for _, message in done:
+            if message:
+                print(f"gecscope: note: {message}", file=sys.stderr)
     for w in input_warnings(data, hyps):  # the text gecscope.evaluate warns with
         print(f"gecscope: warning: {w}", file=sys.stderr)
     return data, hyps
