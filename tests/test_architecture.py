@@ -146,7 +146,7 @@ LAYER_NAMES = (
     "alignment, semantics, languages",     # 2: edit extraction, UCCA, per-language pipelines
     "data",                                # 3: the evaluation data model and input checks
     "metrics",                             # 4: the metrics and their registry
-    "execution",                           # 5: executors, worker pools, Ray, resumable streams
+    "execution, explain",                  # 5: executors, worker pools, Ray, streams; attribution
     "reports, evaluation",                 # 6: one evaluation, its report and signature
     "meta_eval, rtt",                      # 7: applications built on evaluation
     "cli",                                 # 8: the command line
@@ -181,6 +181,7 @@ LAYERS: dict[str, int] = {
     "gecscope.metrics": 4,
     "gecscope.registry": 4,
     "gecscope.execution": 5,
+    "gecscope.explain": 5,
     "gecscope.reports": 6,
     "gecscope.evaluation": 6,
     "gecscope.signature": 6,
