@@ -20,7 +20,7 @@ from gecscope.checks import align_hypothesis, check_hypothesis, check_m2_sources
 from gecscope.errors import ConfigError, FormatError, InputWarning, LengthMismatchError
 from gecscope.formats.plain import read_tokens
 from gecscope.formats.references import ReferenceFile, corpus_references, read_references
-from gecscope.hypothesis import DERIVED_CACHE_SIZE, Hypothesis, HypothesisStore
+from gecscope.hypothesis import DERIVED_CACHE_SIZE, Hypothesis, HypothesisStore, realign
 from gecscope.languages import Language, Tokeniser, annotate_rows, as_language, tokenise_texts
 from gecscope.progress import tick
 from gecscope.types import Corpus, Slot, Tokens
@@ -305,11 +305,26 @@ class EvalData:
                 and other.hypothesis_sources == self.hypothesis_sources:
             self._derived.adopt(other._derived, HYPOTHESIS_EDITS)
 
-    def align(self, hyp: Hypothesis) -> Hypothesis:
+    def align(self, hyp: Hypothesis, level: str = "sentence") -> Hypothesis:
         """``hyp`` with its sentences in the references' order (matched by id when both
         have ids), checked: :func:`gecscope.checks.align_hypothesis`. Every input path (the
-        CLI, :func:`gecscope.evaluate`) goes through here, whatever the language."""
-        return align_hypothesis(self, hyp)
+        CLI, :func:`gecscope.evaluate`) goes through here, whatever the language. ``level``
+        other than ``"sentence"`` first cuts paragraph-level lines into the sources'
+        sentences (:meth:`realign`)."""
+        return align_hypothesis(self, self.realign(hyp, level))
+
+    def realign(self, hyp: Hypothesis, level: str) -> Hypothesis:
+        """``hyp`` cut into one sentence per source sentence when ``level`` asks for it
+        (``--hyp-level``: :func:`gecscope.hypothesis.realign`); what was done, and the
+        sentences aligned with low confidence, is an :class:`InputWarning`."""
+        if level == "sentence":
+            return hyp
+        out, message = realign(hyp, self.sources, level,
+                               self.reference_paths[0] if self.m2 is not None
+                               else self.source_path)
+        if message:
+            warnings.warn(message, InputWarning, stacklevel=2)
+        return out
 
     def check(self, hyp: Hypothesis) -> None:
         """One sentence of ``hyp`` per reference sentence, in the same order, with the same

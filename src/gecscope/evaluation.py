@@ -67,6 +67,7 @@ def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str,
 def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
              hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
              tokenise: Tokeniser = "whitespace", hyp_tokenise: str = "none",
+             hyp_level: str = "auto",
              progress: Callable[[int], None] | None = None,
              jobs: int = 1, backend: str = "local",
              address: str | None = None) -> list[SystemResult]:
@@ -93,6 +94,13 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     (:func:`gecscope.retokenise.retokenise`): ``"auto"`` one that looks detokenised against
     tokenised references, the way the references were tokenised; ``"spacy"`` or ``"nltk"``
     every one; ``"none"`` (default) none. What was done is an InputWarning too.
+
+    ``hyp_level`` (``--hyp-level``): ``"paragraph"`` cuts hypothesis lines that are
+    paragraphs or essays, or sentences merged or split, into the sources' sentences before
+    anything else (:func:`gecscope.hypothesis.realign`); ``"auto"`` (default) does so for a
+    plain hypothesis whose line count differs from the sources' or whose lines are mostly
+    unlike their source line, and says so (an InputWarning, which also lists the sentences
+    aligned with low confidence); ``"sentence"`` takes lines as sentences.
     """
     import warnings
 
@@ -106,7 +114,7 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     from gecscope.retokenise import check_mode, retokenise
 
     check_mode(hyp_tokenise)
-    hyps = [data.align(h) for h in make_hypotheses(hypotheses, tokenise)]
+    hyps = [data.align(h, hyp_level) for h in make_hypotheses(hypotheses, tokenise)]
     if hyp_tokenise != "none":
         done = [retokenise(data, h, hyp_tokenise) for h in hyps]
         hyps = [h for h, _ in done]

@@ -233,3 +233,68 @@ class HypothesisStore:
 
     def clear(self) -> None:
         self._hyps.clear()
+
+
+#: The choices of ``--hyp-level`` and ``hyp_level=``.
+HYP_LEVELS = ("sentence", "paragraph", "auto")
+
+
+def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
+            origin: str | None = None) -> tuple[Hypothesis, str | None]:
+    """``hyp`` with one sentence per source sentence, and what was done (``None``: nothing).
+
+    ``level="sentence"`` takes its lines as they are (the count is checked later);
+    ``"paragraph"`` cuts its lines (paragraphs, essays, merged or split sentences) into the
+    sources' sentences with :func:`gecscope.alignment.sentences.align_sentences`, on
+    characters without whitespace, so each piece keeps the hypothesis' own tokens (and
+    ``--hyp-tokenise`` applies to it afterwards); ``"auto"`` does so when the line count
+    differs from the sources' or when most lines are unlike their source line
+    (:func:`~gecscope.alignment.sentences.looks_line_aligned`). Sentences aligned with low
+    confidence are named in the message (source sentence and hypothesis line); when more
+    than :data:`~gecscope.alignment.sentences.MAX_LOW_SHARE` of them are, nothing is
+    scored: a :class:`FormatError` (a :class:`LengthMismatchError` under ``auto`` when the
+    counts differ) naming the file. A hypothesis given as M2 or in the parallel format is
+    sentence-level by construction."""
+    from gecscope.alignment.sentences import MAX_LOW_SHARE, align_sentences, looks_line_aligned
+
+    if level not in HYP_LEVELS:
+        from gecscope.errors import ConfigError
+
+        raise ConfigError(f"unknown hypothesis level {level!r}; choose one of "
+                          f"{', '.join(HYP_LEVELS)}")
+    where = hyp.path or hyp.name
+    if level == "sentence":
+        return hyp, None
+    if hyp.m2 is not None or hyp.sources is not None:
+        if level == "paragraph":
+            raise FormatError("--hyp-level paragraph needs a plain-text hypothesis (this one "
+                              "is an M2 or parallel file, which pairs every output with its "
+                              "source sentence)", where)
+        return hyp, None
+    n, m = len(sources), len(hyp)
+    lines = [" ".join(t) for t in hyp.tokens]
+    src = [" ".join(t) for t in sources]
+    if level == "auto" and m == n and looks_line_aligned(src, lines):
+        return hyp, None
+    found = align_sentences(src, lines)
+    tokens = [tuple(t.split()) for t in found.texts]
+    moves = ", ".join(f"{v} {k}" for k, v in sorted(found.moves().items(),
+                                                   key=lambda kv: -kv[1]))
+    why = (f"{m} lines for {n} source sentences" if m != n
+           else "its lines do not follow the source's")
+    done = (f"{hyp.name}: {why}: aligned to the source's sentences as paragraphs "
+            f"(--hyp-level {level}; sentences per move {moves})")
+    if found.failures > MAX_LOW_SHARE * n:
+        rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
+                f"than {MAX_LOW_SHARE:.0%}): {found.problems()}; nothing was scored")
+        if level == "auto" and m != n:
+            err = LengthMismatchError(n, m, where, "lines", origin)
+            err.args = (f"{err}. Aligning it to the source's sentences as paragraphs "
+                        + f"(--hyp-level auto) failed: {rule}",)
+            raise err
+        raise FormatError(f"{why}; aligning it to the source's sentences (--hyp-level "
+                          f"{level}) failed: {rule}", where)
+    if found.failures:
+        done += (f"; {found.failures} sentence(s) aligned with low confidence, scored as "
+                 f"aligned: {found.problems(limit=20)}")
+    return Hypothesis(hyp.name, tokens, None, hyp.path), done

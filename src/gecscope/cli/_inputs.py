@@ -16,6 +16,7 @@ from gecscope.metrics.base import Metric, SystemResult
 from gecscope.registry import list_metrics
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.reports.attribution import AttributionRequest
     from gecscope.reports.model import Report
 
 
@@ -62,6 +63,14 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
                              "the references were made (nltk for CoNLL-2014's NUCLE tokens, "
                              "spacy for ERRANT/BEA-style M2); spacy or nltk = every one; "
                              "default none (docs/raw-text.md)")
+    inputs.add_argument("--hyp-level", dest="hyp_level", default="auto",
+                        choices=["sentence", "paragraph", "auto"],
+                        help="paragraph: plain-text hypothesis lines are paragraphs or essays "
+                             "(or sentences merged or split): cut them into the source's "
+                             "sentences by a character alignment, listing sentences aligned "
+                             "with low confidence; sentence: one line per source sentence; "
+                             "default auto: paragraph when the line count differs or most "
+                             "lines are unlike their source line (docs/raw-text.md)")
     add_long_line_arguments(inputs)
     metrics = p.add_argument_group("metrics")
     metrics.add_argument("-m", "--metric", action="append", default=None,
@@ -179,13 +188,15 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if repeated:
         raise ConfigError(f"two systems are named {repeated[0]!r}: give --name with one name "
                           "per hypothesis file")
+    level = getattr(args, "hyp_level", None) or "sentence"
     with input_warnings_printed():
         n = len(data)
         origin = args.ref[0] if args.ref and data.m2 is not None else args.source
         fmt = getattr(args, "hyp_format", None) or "auto"
-        hyps = [Hypothesis.from_file(h, nm, expected=n, expected_from=origin, lang=lang,
-                                     format=fmt)
+        hyps = [Hypothesis.from_file(h, nm, expected=n if level == "sentence" else None,
+                                     expected_from=origin, lang=lang, format=fmt)
                 for h, nm in zip(args.hyp, names)]
+        hyps = [data.realign(h, level) for h in hyps]  # --hyp-level: paragraphs cut up
     limit = getattr(args, "max_tokens", 0) or 0
     if limit > 0:
         hyps = [guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
@@ -297,12 +308,14 @@ def add_report_arguments(p: argparse._ActionsContainer, bootstrap_default: int =
 def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypothesis],
                   results: Sequence[SystemResult], metrics: Sequence[Metric], *,
                   sentences: bool | None = None, title: str | None = None,
-                  progress: Callable[[str], None] | None = None) -> Report | None:
+                  progress: Callable[[str], None] | None = None,
+                  attribution: AttributionRequest | None = None) -> Report | None:
     """Build the report when ``--html``, ``--json-out`` or ``--bootstrap`` asks for it and
     write the requested files; returns it (``None`` when nothing was asked for) so a caller
     can also print it, e.g. with :func:`gecscope.reports.text.format_report`. Per-sentence
     rows are included when ``sentences`` says so (default: for ``--html``, ``--json-out`` and
-    ``--sentences``)."""
+    ``--sentences``); ``attribution`` adds the edit attributions it asks for
+    (``--attribution``)."""
     from gecscope.reports.model import build_report
 
     n = int(getattr(args, "bootstrap", 0) or 0)
@@ -319,7 +332,7 @@ def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypot
                           test=getattr(args, "test", "bootstrap"),
                           confidence=getattr(args, "confidence", 0.95),
                           alpha=getattr(args, "alpha", 0.05), sentences=sentences,
-                          progress=progress)
+                          attribution=attribution, progress=progress)
     if json_out:
         from gecscope.reports.json import write_json_report
 
