@@ -137,6 +137,9 @@ def add_parser(sub: Any) -> None:
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     add_jobs_argument(t, "scoring the systems (one task per system)")
     t.set_defaults(func=run_table)
+    from gecscope.cli import maege  # MAEGE (#34 item 2): its own module
+
+    maege.add_parser(msub)
     p.set_defaults(func=lambda args: _usage(p))
 
 
