@@ -1,9 +1,13 @@
-"""``gecscope explain``: the CLEME chunk table of chosen sentences, in the terminal or as JSON.
+"""``gecscope explain``: why sentences scored as they did, in the terminal or as JSON.
 
-For each sentence it shows every chunk's source, reference and hypothesis tokens, and how the
-hypothesis chunk is labelled against each reference (TP, FP_ne, FP_un, FN, TN) with its weight,
-followed by the per-reference sentence scores and the reference a sentence-level evaluation
-picks.
+By default it prints the CLEME chunk table of chosen sentences: every chunk's source,
+reference and hypothesis tokens, and how the hypothesis chunk is labelled against each
+reference (TP, FP_ne, FP_un, FN, TN) with its weight, followed by the per-reference sentence
+scores and the reference a sentence-level evaluation picks.
+
+With ``--attribution METHOD`` it works for any metric with a sentence score (``-m``): each of
+the hypothesis' edits with its share of the sentence's score change
+(:func:`gecscope.explain.attribute`; docs/explain.md).
 """
 
 from __future__ import annotations
@@ -12,7 +16,12 @@ import argparse
 import sys
 from typing import Any
 
+from gecscope.cli._common import add_jobs_argument, add_language_arguments
+
 EMPTY = "\u2205"  # shown for an empty chunk (a deletion, or the source side of an insertion)
+#: ``--attribution`` methods (those of :data:`gecscope.explain.METHODS`, which a test keeps equal;
+#: listed here so that ``--help`` imports nothing heavy)
+ATTRIBUTION_METHODS = ("add", "sub", "shapley", "shapley_sampling")
 
 
 def add_parser(sub: Any) -> None:
@@ -21,16 +30,31 @@ def add_parser(sub: Any) -> None:
         description="Partition source, references and hypothesis into CLEME chunks and label "
                     "each hypothesis chunk TP, FP_ne (wrong correction), FP_un (unnecessary "
                     "correction), FN (missed) or TN, with its weight.")
-    p.add_argument("-r", "--ref", nargs="+", required=True,
-                   help="references: one M2 file, or several plain-text reference files")
+    p.add_argument("-r", "--ref", nargs="+", default=[],
+                   help="references: one M2 file, or several plain-text reference files "
+                        "(with --attribution a reference-less metric needs only --source)")
     p.add_argument("-s", "--source", help="source text file (needed with plain-text references)")
     p.add_argument("--hyp", required=True, help="hypothesis: plain text or an M2 of its edits")
     p.add_argument("-n", "--sentence", type=int, nargs="+", default=None, metavar="N",
                    help="sentence numbers (1-based) to explain")
     p.add_argument("--all", action="store_true",
                    help="explain every sentence in which the hypothesis or a reference edits")
-    p.add_argument("-m", "--metric", choices=["cleme2", "cleme"], default="cleme2",
-                   help="scores shown per reference (default: cleme2)")
+    p.add_argument("-m", "--metric", default=None, metavar="METRIC",
+                   help="chunk tables: cleme2 (default) or cleme; with --attribution any "
+                        "metric with a sentence score (gleu, green, errant, some...)")
+    g = p.add_argument_group("edit attribution (docs/explain.md)")
+    g.add_argument("--attribution", choices=list(ATTRIBUTION_METHODS), default=None,
+                   help="share each sentence's score change among the hypothesis' edits: one "
+                        "by one (add), leave-one-out (sub), Shapley values (shapley: exact up "
+                        "to --max-exact edits, sampled beyond), or sampled Shapley values")
+    g.add_argument("--max-exact", type=int, default=None, metavar="N",
+                   help="shapley: exact for sentences with up to N edits (2^N sentences "
+                        "scored each; default: 10)")
+    g.add_argument("--samples", type=int, default=None, metavar="N",
+                   help="edit orders sampled per sentence beyond --max-exact and by "
+                        "shapley_sampling (default: 64)")
+    g.add_argument("--seed", type=int, default=0,
+                   help="seed of the sampled edit orders (default: 0)")
     p.add_argument("--assumption", choices=["dependent", "independent"], default=None,
                    help="correction assumption (default: dependent)")
     p.add_argument("--weighting", choices=["none", "length", "similarity", "llm"], default=None,
@@ -44,20 +68,36 @@ def add_parser(sub: Any) -> None:
                    help="output format (default: text)")
     p.add_argument("--full", action="store_true",
                    help="text format: do not shorten long unchanged chunks")
+    add_jobs_argument(p, "scoring the sentences of --attribution")
+    add_language_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from gecscope.cli._common import dump_json, make_metric
+    from gecscope.cli._common import dump_json, language_from_args, make_metric
     from gecscope.data import EvalData, Hypothesis
     from gecscope.errors import ConfigError
     from gecscope.metrics.cleme import explain
 
+    if args.attribution is not None:
+        return run_attribution(args)
+    for flag, value in (("--max-exact", args.max_exact), ("--samples", args.samples)):
+        if value is not None:
+            raise ConfigError(f"{flag} goes with --attribution")
+    if args.metric is None:
+        args.metric = "cleme2"
+    if args.metric not in ("cleme2", "cleme"):
+        raise ConfigError(f"explain shows CLEME chunk tables for -m cleme2 or cleme, not "
+                          f"{args.metric!r}; for any other metric give --attribution "
+                          f"{{{','.join(ATTRIBUTION_METHODS)}}}")
+    if not args.ref:
+        raise ConfigError("CLEME chunk tables need the references (--ref)")
     metric = make_metric(args.metric, args.option, assumption=args.assumption,
                          weighting=args.weighting, level=args.level)
-    data = EvalData(tuple(args.ref), args.source)
+    lang = language_from_args(args)
+    data = EvalData(tuple(args.ref), args.source, lang)
     origin = args.ref[0] if data.m2 is not None else args.source
-    hyp = Hypothesis.from_file(args.hyp, expected=len(data), expected_from=origin)
+    hyp = Hypothesis.from_file(args.hyp, expected=len(data), expected_from=origin, lang=lang)
     hyp = data.align(hyp)  # a parallel file's rows matched by id, sources checked
     if args.all:
         from gecscope.metrics.cleme import partitions
@@ -123,4 +163,88 @@ def render(t: dict[str, Any], full: bool = False) -> str:
     extra = f"; length bias {t['length_bias']:.3f}" if t.get("length_bias") is not None else ""
     lines.append(f"best reference (sentence level): {t['best_reference']}{extra}")
     lines.append("(* corrected chunk, + dummy chunk = insertion point; weights in brackets)")
+    return "\n".join(lines)
+
+
+def run_attribution(args: argparse.Namespace) -> int:
+    """``explain --attribution METHOD -m METRIC``: each hypothesis edit's share of its
+    sentence's score change, as text or JSON."""
+    from gecscope.cli._common import dump_json, make_metric
+    from gecscope.cli._inputs import load_inputs
+    from gecscope.errors import ConfigError
+    from gecscope.execution.pool import default_jobs
+    from gecscope.explain import MAX_EXACT, SAMPLES, attribute
+    from gecscope.explain.attribution import hypothesis_edits
+
+    if args.metric is None:
+        raise ConfigError("--attribution needs the metric whose score is attributed: -m NAME "
+                          "(any metric with a sentence score, e.g. gleu, green, errant, some)")
+    for flag in ("assumption", "weighting"):
+        if getattr(args, flag) is not None:
+            raise ConfigError(f"--{flag} is a CLEME chunk-table option; give metric options "
+                              "with -o KEY=VALUE")
+    metric = make_metric(args.metric, args.option)
+    inputs = argparse.Namespace(**{**vars(args), "hyp": [args.hyp], "name": None})
+    data, hyps = load_inputs(inputs)
+    hyp = hyps[0]
+    n = len(hyp)
+    if args.all:
+        edits = hypothesis_edits(data, hyp)
+        indices = [i for i in range(n) if edits[i]]
+    elif args.sentence:
+        bad = [k for k in args.sentence if not 1 <= k <= n]
+        if bad:
+            raise ConfigError(f"--sentence {bad[0]}: the hypothesis has sentences 1 to {n}")
+        indices = [k - 1 for k in args.sentence]
+    else:
+        raise ConfigError("say which sentences to explain: --sentence N [N ...] or --all")
+    max_exact = MAX_EXACT if args.max_exact is None else args.max_exact
+    samples = SAMPLES if args.samples is None else args.samples
+    found = attribute(metric, data, hyp, args.attribution, max_exact=max_exact,
+                      samples=samples, seed=args.seed, jobs=args.jobs or default_jobs(),
+                      sentences=indices)
+    sources = data.sources
+    sentences = [attribution_json(a, sources[a.index], hyp.tokens[a.index]) for a in found]
+    if args.format == "json":
+        sys.stdout.write(dump_json({
+            "hypothesis_file": args.hyp, "references": list(args.ref), "source": args.source,
+            "metric": metric.name, "options": metric.options(), "method": args.attribution,
+            "max_exact": max_exact, "samples": samples, "seed": args.seed,
+            "sentences": sentences}) + "\n")
+    else:
+        sys.stdout.write("\n\n".join(render_attribution(s, metric.name) for s in sentences)
+                         + "\n")
+    return 0
+
+
+def attribution_json(a: Any, source: Any, hypothesis: Any) -> dict[str, Any]:
+    """One :class:`~gecscope.explain.SentenceAttribution` as JSON (sentence numbers 1-based;
+    edit spans in source tokens, end exclusive)."""
+    return {"sentence": a.index + 1, "source": " ".join(source),
+            "hypothesis": " ".join(hypothesis), "method": a.method, "samples": a.samples,
+            "base": a.base, "full": a.full, "delta": a.delta,
+            "edits": [{"start": e.edit.start, "end": e.edit.end,
+                       "original": " ".join(source[e.edit.start:e.edit.end]),
+                       "correction": e.edit.correction_str, "type": e.edit.type,
+                       "value": e.value} for e in a.edits]}
+
+
+def render_attribution(s: dict[str, Any], metric: str) -> str:
+    """One sentence's edits and their attributions as aligned text."""
+    from gecscope.reports.text import render_table
+
+    how = s["method"] + (f", {s['samples']} sampled orders" if s["samples"] else "")
+    lines = [(f"sentence {s['sentence']}  ({metric}, {how}: M(S,S) = {s['base']:.4f}, "
+              f"M(S,H) = {s['full']:.4f}, change {s['delta']:+.4f})"),
+             f"  source:     {s['source']}", f"  hypothesis: {s['hypothesis']}"]
+    if not s["edits"]:
+        lines.append("  (the hypothesis makes no edit)")
+        return "\n".join(lines)
+    rows = [[str(k + 1), f"{e['start']}-{e['end']}",
+             f"{e['original'] or EMPTY} -> {e['correction'] or EMPTY}", e["type"],
+             f"{e['value']:+.4f}"] for k, e in enumerate(s["edits"])]
+    table = render_table(["#", "span", "edit", "type", "attribution"], rows, left=range(4))
+    lines.extend("  " + line for line in table.splitlines())
+    total = sum(e["value"] for e in s["edits"])
+    lines.append(f"sum of attributions {total:+.4f} (change {s['delta']:+.4f})")
     return "\n".join(lines)
