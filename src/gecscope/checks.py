@@ -44,8 +44,9 @@ def tokenisation_warning(name: str, hypothesis: Sequence[Tokens],
     if hyp >= 0.02 and hyp > 5 * ref:
         return (f"{name}: {100 * hyp:.1f}% of its tokens carry punctuation or a clitic "
                 f"(\"apple.\", \"don't\") against {100 * ref:.1f}% in the references: it looks "
-                "detokenised while the references are tokenised; tokenise it the way the "
-                "references are (e.g. with spaCy) or the score will be far too low")
+                "detokenised while the references are tokenised; re-tokenise it the way the "
+                "references are (--hyp-tokenise auto; hyp_tokenise='auto' in "
+                "gecscope.evaluate) or the score will be far too low")
     return None
 
 
