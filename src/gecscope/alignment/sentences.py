@@ -39,6 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from gecscope.errors import FormatError
+from gecscope.formats.multigec import AlignedEssays
+
 #: below this character similarity a sentence's piece is reported as low confidence
 MIN_SIMILARITY = 0.5
 #: the share of source sentences that may be low-confidence before a file is refused
@@ -382,3 +385,50 @@ def looks_line_aligned(sources: Sequence[str], lines: Sequence[str], sample: int
                  and _dice(_grams(_normalise(sources[i])[0]),
                            _grams(_normalise(lines[i])[0])) < 0.25)
     return unlike <= len(picked) / 2
+
+
+def essay_sentences(texts: AlignedEssays, names: Sequence[str] | None = None, *,
+                    min_similarity: float = MIN_SIMILARITY) -> tuple[AlignedEssays, list[str]]:
+    """Sentence units of MultiGEC-2025 essays (:mod:`gecscope.formats.multigec`), the third
+    choice beside :func:`~gecscope.formats.multigec.to_units`' ``"essay"`` and
+    ``"paragraph"``: every source essay is split into sentences (:func:`split_sentences`),
+    and every other file's essay (references and hypotheses alike) is cut into the same
+    sentences by :func:`align_sentences`, so essay-level outputs score per sentence. Unit ids
+    are ``<ID>#<k>``.
+
+    Returns the units and one message per file with low-confidence sentences (by essay and
+    sentence number); a file where more than :data:`MAX_LOW_SHARE` of the sentences are
+    low-confidence is a :class:`FormatError` naming it (``names`` label the other files)."""
+    labels = list(names) if names is not None else [f"file {k + 1}"
+                                                    for k in range(len(texts.others))]
+    ids: list[str] = []
+    source: list[str] = []
+    split: list[list[str]] = []
+    for essay_id, text in zip(texts.ids, texts.source, strict=True):
+        sentences = [text[a:b] for a, b in split_sentences(text)]
+        split.append(sentences)
+        ids.extend(f"{essay_id}#{k}" for k in range(1, len(sentences) + 1))
+        source.extend(sentences)
+    others: list[list[str]] = []
+    messages: list[str] = []
+    for label, essays in zip(labels, texts.others, strict=True):
+        out: list[str] = []
+        low: list[str] = []
+        for essay_id, sentences, text in zip(texts.ids, split, essays, strict=True):
+            found = align_sentences(sentences, text.split("\n"),
+                                    min_similarity=min_similarity)
+            out.extend(found.texts)
+            low.extend(f"essay {essay_id!r} sentence {i + 1} (similarity "
+                       f"{found.pieces[i].similarity:.2f})" for i in found.low)
+            low.extend(f"essay {essay_id!r}: text aligned to no source sentence "
+                       f"({_clip(t)!r})" for _, t in found.extra)
+        if len(low) > MAX_LOW_SHARE * len(source):
+            raise FormatError(f"{len(low)} of {len(source)} sentences could not be aligned "
+                              f"to the source essays' sentences confidently (more than "
+                              f"{MAX_LOW_SHARE:.0%}): {'; '.join(low[:5])}; score it per "
+                              "essay (to_units(level='essay'))", label)
+        if low:
+            messages.append(f"{label}: {len(low)} sentence(s) aligned with low confidence: "
+                            + "; ".join(low[:20]))
+        others.append(out)
+    return AlignedEssays(ids, source, others), messages

@@ -1,0 +1,254 @@
+"""Paragraph-level and re-segmented hypotheses cut into the source's sentences
+(gecscope.alignment.sentences, ``--hyp-level``, ``hyp_level=``; #33 item 3).
+
+Real data: a sample of CoNLL-2014 (AMU's output joined into paragraphs, tokenised and
+detokenised) must come back sentence by sentence and score as the sentence-level file does;
+tampered paragraphs (a sentence dropped, a paragraph shuffled, two paragraphs swapped) must be
+named by line or refused, never scored silently.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from gecscope.alignment.sentences import (
+    align_sentences,
+    essay_sentences,
+    looks_line_aligned,
+    split_sentences,
+)
+from gecscope.cli.main import main
+from gecscope.data import EvalData, Hypothesis
+from gecscope.errors import FormatError, InputWarning, LengthMismatchError
+from gecscope.evaluation import evaluate
+from gecscope.formats.multigec import align_essays, parse_multigec
+
+DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
+SAMPLE = 150  # CoNLL-2014 sentences used (the first ones)
+
+
+def detokenise(line: str) -> str:
+    """A simple detokeniser (no space before punctuation and clitics, quotes closed up), so
+    the paragraphs differ from the source in whitespace as running text does."""
+    text = re.sub(r" ([.,!?;:%)\]])", r"\1", line)
+    text = re.sub(r" (n't|'s|'re|'ve|'ll|'d|'m)\b", r"\1", text)
+    text = re.sub(r"([(\[]) ", r"\1", text)
+    return re.sub(r'" (.*?) "', r'"\1"', text)
+
+
+def paragraphs(lines: list[str], size: int = 5) -> list[str]:
+    return [" ".join(lines[i:i + size]) for i in range(0, len(lines), size)]
+
+
+@pytest.fixture(scope="module")
+def amu(shared_data: Path) -> tuple[list[str], list[str]]:
+    """The first SAMPLE source lines of CoNLL-2014 and AMU's output for them."""
+    d = shared_data / "conll14" / "submissions"
+    src = (d / "INPUT").read_text(encoding="utf-8").splitlines()[:SAMPLE]
+    hyp = (d / "AMU").read_text(encoding="utf-8").splitlines()[:SAMPLE]
+    return [" ".join(s.split()) for s in src], [" ".join(h.split()) for h in hyp]
+
+
+@pytest.mark.requires_data
+def test_paragraph_joined_sample_realigns_exactly(amu: tuple[list[str], list[str]]) -> None:
+    src, hyp = amu
+    for lines in (hyp, [detokenise(h) for h in hyp]):
+        found = align_sentences(src, paragraphs(lines))
+        assert found.failures == 0
+        wrong = [i for i, (a, b) in enumerate(zip(found.texts, lines, strict=True)) if a != b]
+        assert wrong == []
+
+
+@pytest.mark.requires_data
+def test_paragraph_hypothesis_scores_as_the_sentence_file(
+        amu: tuple[list[str], list[str]], conll14: Path) -> None:
+    """gecscope.evaluate with the default hyp_level="auto": a paragraph file of the sample
+    gets the sentence-level file's M2 counts, and the InputWarning says what was done."""
+    _, hyp = amu
+    data = EvalData.from_files(conll14 / "official-2014.combined.m2").subset(0, SAMPLE)
+    [whole] = evaluate("m2", data, Hypothesis.from_texts(hyp, "AMU"))
+    with pytest.warns(InputWarning, match=r"30 lines for 150 source sentences: aligned"):
+        [para] = evaluate("m2", data, Hypothesis.from_texts(paragraphs(hyp), "AMU"))
+    assert whole.score.details["proposed"] > 0
+    assert para.score.details == whole.score.details
+
+
+@pytest.mark.requires_data
+def test_a_dropped_sentence_is_named_in_a_long_file(amu: tuple[list[str], list[str]]) -> None:
+    src, hyp = amu
+    data = EvalData.from_texts(src)
+    tampered = Hypothesis.from_texts(paragraphs(hyp[:40] + hyp[41:]), "dropped")
+    with pytest.warns(InputWarning, match=r"1 sentence\(s\) aligned with low confidence, "
+                                          r"scored as aligned: source sentence 41 \("):
+        out = data.realign(tampered, "paragraph")
+    assert len(out) == SAMPLE
+
+
+@pytest.mark.requires_data
+def test_a_shuffled_or_swapped_paragraph_is_named(amu: tuple[list[str], list[str]]) -> None:
+    src, hyp = amu
+    shuffled = hyp[20:25]
+    random.Random(3).shuffle(shuffled)
+    assert shuffled != hyp[20:25]
+    found = align_sentences(src, paragraphs(hyp[:20] + shuffled + hyp[25:]))
+    assert found.low and set(found.low) <= set(range(19, 26))
+    # the sentences that kept their order are the ones scored as aligned
+    moved = {i for i in range(20, 25) if shuffled[i - 20] != hyp[i]}
+    assert moved & set(found.low)
+    swapped = paragraphs(hyp)
+    swapped[6], swapped[7] = swapped[7], swapped[6]
+    found = align_sentences(src, swapped)
+    assert len(found.low) >= 5 and set(found.low) <= set(range(29, 41))
+
+
+def test_two_sentences_merged_into_one() -> None:
+    src = ["I has a cat .", "It are black .", "We goes home ."]
+    found = align_sentences(src, ["I have a cat, and it is black. We go home."])
+    assert [p.move for p in found.pieces] == ["2-1", "2-1", "1-1"]
+    assert f"{found.texts[0]} {found.texts[1]}" == "I have a cat, and it is black."
+    assert found.texts[2] == "We go home."
+    assert found.failures == 0
+
+
+def test_one_sentence_split_in_two_within_and_across_lines() -> None:
+    src = ["He said that he would come , but he did not come .", "She left ."]
+    found = align_sentences(src, ["He said he would come. But he did not.", "She left."])
+    assert [p.move for p in found.pieces] == ["1-2", "1-1"]
+    assert found.texts == ["He said he would come. But he did not.", "She left."]
+    found = align_sentences(src, ["He said he would come.", "But he did not come.", "",
+                                  "She left."])
+    assert found.texts == ["He said he would come. But he did not come.", "She left."]
+    assert [p.lines for p in found.pieces] == [(0, 1), (3,)]
+
+
+def test_empty_lines_between_paragraphs_are_ignored() -> None:
+    src = ["This is one .", "This is two .", "Here is three .", "And four ."]
+    lines = ["", "This is one. This is two.", "", "", "Here is three.  And four.", ""]
+    found = align_sentences(src, lines)
+    assert found.texts == ["This is one.", "This is two.", "Here is three.", "And four."]
+    assert [p.lines for p in found.pieces] == [(1,), (1,), (4,), (4,)]
+
+
+TEN = ["The weather was cold in the morning .", "My sister bought a new bicycle .",
+       "Students should read more books about history .", "He plays the guitar every night .",
+       "Our teacher gave us a difficult test .", "The river flooded the small village .",
+       "Many people enjoy cooking at home .", "A cat slept on the warm windowsill .",
+       "Governments must invest in public transport .", "I forgot my umbrella at the office ."]
+
+
+def test_a_dropped_sentence_in_a_short_file_is_refused() -> None:
+    data = EvalData.from_texts(TEN)
+    hyp = Hypothesis.from_texts(paragraphs(TEN[:3] + TEN[4:]), "dropped")
+    with pytest.raises(FormatError, match=r"could not be aligned confidently .*source "
+                                          r"sentence 4 \("):
+        data.realign(hyp, "paragraph")
+    # under auto, the count mismatch is the error, with what realigning found
+    with pytest.raises(LengthMismatchError, match=r"has 2 lines but 10 were expected.*"
+                                                  r"source sentence 4 \("):
+        evaluate("gleu", EvalData.from_texts(TEN, [TEN]), hyp)
+
+
+def test_a_shuffled_short_file_is_refused() -> None:
+    order = [0, 1, 2, 3, 4, 9, 5, 8, 7, 6]
+    hyp = Hypothesis.from_texts(paragraphs([TEN[i] for i in order]), "shuffled")
+    with pytest.raises(FormatError, match="could not be aligned confidently") as caught:
+        EvalData.from_texts(TEN).realign(hyp, "paragraph")
+    named = {int(k) for k in re.findall(r"source sentence (\d+) \(", str(caught.value))}
+    assert named and named <= {6, 7, 8, 9, 10}
+
+
+def test_sentence_level_lines_are_left_alone() -> None:
+    data = EvalData.from_texts(TEN, [TEN])
+    same = Hypothesis.from_texts(TEN, "same")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputWarning)
+        assert data.realign(same, "auto") is same
+    with pytest.raises(LengthMismatchError, match="has 2 sentences but 10"):
+        evaluate("gleu", data, Hypothesis.from_texts(paragraphs(TEN)), hyp_level="sentence")
+
+
+@pytest.mark.requires_data
+def test_auto_tells_shifted_lines_from_resegmented_ones(conll14: Path) -> None:
+    """NTHU's official output (lines 41-43 shifted) stays line by line; the same lines moved
+    on by one everywhere are not line-aligned."""
+    src = (conll14 / "submissions" / "INPUT").read_text(encoding="utf-8").splitlines()
+    nthu = (conll14 / "submissions" / "NTHU").read_text(encoding="utf-8").splitlines()
+    assert looks_line_aligned(src, nthu)
+    assert not looks_line_aligned(src, nthu[1:] + nthu[:1])
+
+
+def test_split_sentences_cuts_after_final_punctuation() -> None:
+    text = 'He left. "Why?" she asked! Then 3.5 km… 好。走吧\nnext line'
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "He left.", '"Why?"', "she asked!", "Then 3.5 km…", "好。", "走吧", "next line"]
+
+
+def _demo_paragraphs(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "para.txt"
+    path.write_text("\n".join(paragraphs(lines, 4)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_cli_scores_a_paragraph_file_as_its_sentences(capsys, tmp_path: Path) -> None:
+    careful = (DEMO / "careful.txt").read_text(encoding="utf-8").splitlines()
+    para = _demo_paragraphs(tmp_path, careful)
+    ref = str(DEMO / "references.m2")
+    assert main(["evaluate", "-r", ref, "--hyp", str(DEMO / "careful.txt"), "-m", "m2",
+                 "--name", "x"]) == 0
+    whole = capsys.readouterr().out
+    assert main(["evaluate", "-r", ref, "--hyp", str(para), "-m", "m2", "--name", "x"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[:4] == whole.splitlines()[:4]
+    assert "x: 3 lines for 12 source sentences: aligned to the source's sentences" in err
+    # --hyp-level sentence keeps the line check
+    assert main(["evaluate", "-r", ref, "--hyp", str(para), "--hyp-level", "sentence"]) == 65
+    assert f"{para}: has 3 lines but 12 were expected" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_paragraph_file_missing_sentences(capsys, tmp_path: Path) -> None:
+    careful = (DEMO / "careful.txt").read_text(encoding="utf-8").splitlines()
+    para = _demo_paragraphs(tmp_path, careful[:5] + careful[7:])
+    ref = str(DEMO / "references.m2")
+    assert main(["evaluate", "-r", ref, "--hyp", str(para), "--hyp-level", "paragraph"]) == 65
+    err = capsys.readouterr().err
+    assert f"{para}: " in err and "could not be aligned confidently" in err
+    assert "source sentence 6 (" in err and "nothing was scored" in err
+    assert main(["evaluate", "-r", ref, "--hyp", str(DEMO / "references.m2"),
+                 str(para), "--hyp-level", "paragraph", "--name", "a", "b"]) != 0
+    m2 = tmp_path / "hyp.m2"
+    m2.write_text((DEMO / "references.m2").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["evaluate", "-r", ref, "--hyp", str(m2), "--hyp-level", "paragraph"]) == 65
+    assert "needs a plain-text hypothesis" in capsys.readouterr().err
+
+
+ESSAYS = ("### essay_id = 1\nI has a cat. It are black.\nWe goes home!\n\n"
+          "### essay_id = 2\nShort one. Another one here.\n")
+
+
+def test_essays_score_per_sentence() -> None:
+    hyp = ("### essay_id = 2\nShort one.\nAnother one is here.\n\n"
+           "### essay_id = 1\nI have a cat, and it is black. We go home!\n")
+    texts = align_essays(parse_multigec(ESSAYS), [parse_multigec(hyp)], ["hyp.md"],
+                         kinds=["hypothesis"])
+    units, messages = essay_sentences(texts, ["hyp.md"])
+    assert units.ids == ["1#1", "1#2", "1#3", "2#1", "2#2"]
+    assert units.source == ["I has a cat.", "It are black.", "We goes home!", "Short one.",
+                            "Another one here."]
+    [out] = units.others
+    assert out[2:] == ["We go home!", "Short one.", "Another one is here."]
+    assert f"{out[0]} {out[1]}" == "I have a cat, and it is black."
+    assert messages == []
+
+
+def test_an_essay_of_other_text_is_refused() -> None:
+    hyp = ("### essay_id = 1\nI has a cat. It are black.\nWe goes home!\n\n"
+           "### essay_id = 2\nCompletely different words entirely.\n")
+    texts = align_essays(parse_multigec(ESSAYS), [parse_multigec(hyp)], ["hyp.md"],
+                         kinds=["hypothesis"])
+    with pytest.raises(FormatError, match=r"hyp.md: .*essay '2' sentence"):
+        essay_sentences(texts, ["hyp.md"])
