@@ -247,8 +247,8 @@ _PTB_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"[;@#$%&?!]"), r" \g<0> "),
     (re.compile(r"[\][(){}<>]"), r" \g<0> "),
     (re.compile(r"--"), " -- "),
-    (re.compile(r"([^.])\.([\])}>\"'\s]*)$"), r"\1 . \2"),  # the final period only
     (re.compile(r"([^'\s])' "), r"\1 ' "),  # a closing single quote; an opening one stays
+    (re.compile(r"([^.])\.([\])}>\"'\s]*)$"), r"\1 . \2"),  # the final period only
     (re.compile(r"([^'\s])('[sSmMdD]|'ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
     (re.compile(r"\b([Cc]an)(not)\b"), r"\1 \2"),
 )

@@ -162,3 +162,17 @@ def test_the_api_refuses_an_unknown_mode() -> None:
     data = EvalData.from_texts(["He go home ."], references=[["He goes home ."]])
     with pytest.raises(ConfigError, match="unknown hypothesis tokenisation 'moses'"):
         evaluate("gleu", data, Hypothesis.from_texts(["He goes home."]), hyp_tokenise="moses")
+
+
+@pytest.mark.parametrize(("text", "nucle"), [
+    # each right-hand side is written as NUCLE's CoNLL-2014 test set tokenises (quirks included)
+    ("I don't think so.", "I do n't think so ."),
+    ("It cannot be the children's fault; can it?", "It can not be the children 's fault ; can it ?"),
+    ("being 'allowed' to tell.", "being 'allowed ' to tell ."),
+    ("patients are abnormal or 'weird'.", "patients are abnormal or 'weird' ."),
+    ('He said "no" (twice), then left.', 'He said " no " ( twice ) , then left .'),
+    ("family-related issues at 10:30: known,the end.",
+     "family-related issues at 10:30 : known,the end ."),
+])
+def test_nltk_tokens_follow_nucle(text: str, nucle: str) -> None:
+    assert tokeniser("nltk")(text) == tuple(nucle.split())

@@ -130,8 +130,9 @@ def add_language_arguments(p: argparse.ArgumentParser) -> None:
                         "zh: characters and ChERRANT's char-level edits; any other ISO 639 "
                         "code: Levenshtein edits); any case, a region is ignored (en-US is en)")
     g.add_argument("--tokenise", "--tokenize", dest="tokenise",
-                   choices=["whitespace", "chars", "spacy"],
-                   help="how plain text becomes tokens (default: whitespace; chars for zh)")
+                   choices=["whitespace", "chars", "spacy", "nltk"],
+                   help="how plain text becomes tokens (default: whitespace; chars for zh; "
+                        "nltk: CoNLL-2014's Treebank-style tokens, docs/raw-text.md)")
     g.add_argument("--spacy-model", metavar="NAME",
                    help="an installed spaCy pipeline for --tokenise spacy and for POS-typed "
                         "edits (e.g. fr_core_news_sm)")
