@@ -1,0 +1,251 @@
+"""Edit attribution (gecscope.explain): the methods' definitions checked against sentence
+scores computed independently, the sums, sampling, the scoring cache and batches, and the
+worker path (also with a worker killed).
+
+The sentences use a Levenshtein-extractor language (``fr``: no parser to load), so the edits
+are found in a fraction of a second; equality with gec-metrics' attributors on CoNLL-2014 is
+in tests/regression/test_attribution_gec_metrics.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from gecscope.data import EvalData, Hypothesis
+from gecscope.errors import ConfigError, LengthMismatchError
+from gecscope.explain import METHODS, SentenceAttribution, attribute
+from gecscope.explain import attribution as attribution_module
+from gecscope.metrics.base import Metric, Score
+from gecscope.metrics.gleu import GLEUMetric
+from gecscope.metrics.green import GREENMetric
+from gecscope.types import apply_edits
+
+SOURCES = ["the cat sit on mat and he go to school yesterday",
+           "this sentence is fine",
+           "she have two apple on table and one banana"]
+REFS = [["the cat sits on the mat and he went to school yesterday",
+         "this sentence is fine",
+         "she has two apples on the table and one banana"],
+        ["the cat sat on the mat and he went to school yesterday",
+         "this sentence is fine",
+         "she has two apples on a table and a banana"]]
+HYPS = ["the cat sits on the mat and she go to school yesterday .",
+        "this sentence is fine",
+        "she has two apple on the table and banana"]
+
+
+@pytest.fixture(scope="module")
+def data() -> EvalData:
+    return EvalData.from_texts(SOURCES, REFS, lang="fr")
+
+
+@pytest.fixture(scope="module")
+def hyp() -> Hypothesis:
+    return Hypothesis.from_texts(HYPS)
+
+
+def gleu() -> GREENMetric:
+    """The metric of these tests: GREEN (smooth at sentence level; sentence GLEU is 0 for
+    these short sentences until most edits are made)."""
+    return GREENMetric()
+
+
+def direct_scores(data: EvalData, index: int, sentences: Sequence[tuple[str, ...]]) -> list[float]:
+    """Sentence GREEN of each of ``sentences`` as hypotheses of sentence ``index``, through the
+    metric's public per-sentence API (not through the attribution code)."""
+    sub = EvalData.from_texts([" ".join(data.sources[index])] * len(sentences),
+                              [[" ".join(r[index])] * len(sentences) for r in data.references],
+                              lang="fr")
+    return gleu().sentence_scores([" ".join(s) for s in sentences], sub)
+
+
+def test_exact_shapley_is_the_mean_over_every_order_of_the_marginal_changes(
+        data: EvalData, hyp: Hypothesis) -> None:
+    """Shapley values recomputed from their definition: every order of the edits, the score
+    change each edit makes when added, averaged; the sentences scored independently."""
+    (a,) = attribute(gleu(), data, hyp, "shapley", sentences=[0])
+    edits = [e.edit for e in a.edits]
+    n = len(edits)
+    assert n == 4 and a.method == "shapley" and a.samples == 0
+    source = data.sources[0]
+    masks = list(range(1 << n))
+    texts = [apply_edits(source, [e for i, e in enumerate(edits) if m >> i & 1], frozenset())
+             for m in masks]
+    assert texts[-1] == hyp.tokens[0]  # all edits give the hypothesis
+    score = dict(zip(masks, direct_scores(data, 0, texts), strict=True))
+    expected = [0.0] * n
+    for order in itertools.permutations(range(n)):
+        mask = 0
+        for i in order:
+            expected[i] += (score[mask | 1 << i] - score[mask]) / math.factorial(n)
+            mask |= 1 << i
+    assert a.base == pytest.approx(score[0], abs=1e-12)
+    assert a.full == pytest.approx(score[(1 << n) - 1], abs=1e-12)
+    assert [e.value for e in a.edits] == pytest.approx(expected, abs=1e-12)
+    assert sum(expected) == pytest.approx(a.delta, abs=1e-12)
+    assert len({round(x, 9) for x in expected}) >= 3  # not a degenerate case
+
+
+def test_add_and_sub_are_the_rescaled_single_and_leave_one_out_changes(
+        data: EvalData, hyp: Hypothesis) -> None:
+    (add,) = attribute(gleu(), data, hyp, "add", sentences=[0])
+    (sub,) = attribute(gleu(), data, hyp, "sub", sentences=[0])
+    edits = [e.edit for e in add.edits]
+    source = data.sources[0]
+    alone = direct_scores(data, 0, [apply_edits(source, [e], frozenset()) for e in edits])
+    left_out = direct_scores(data, 0, [apply_edits(source, edits[:i] + edits[i + 1:],
+                                                   frozenset()) for i in range(len(edits))])
+    delta = add.delta
+    raw_add = [s - add.base for s in alone]
+    raw_sub = [delta - (s - add.base) for s in left_out]
+    assert [e.value for e in add.edits] == pytest.approx(
+        [r * delta / sum(raw_add) for r in raw_add], abs=1e-12)
+    assert [e.value for e in sub.edits] == pytest.approx(
+        [r * delta / sum(raw_sub) for r in raw_sub], abs=1e-12)
+    for a in (add, sub):
+        assert sum(e.value for e in a.edits) == pytest.approx(a.delta, abs=1e-12)
+    # raw changes summing to 0 give 0 for every edit (gec-metrics' rule), whatever delta is:
+    # sentence GLEU stays 0 with any single edit here (no 4-gram matches yet)
+    (zero,) = attribute(GLEUMetric(variant="corrected"), data, hyp, "add", sentences=[0])
+    assert zero.base == 0.0 and zero.delta > 0.1
+    assert [e.value for e in zero.edits] == [0.0] * 4
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_sums_to_the_score_change(method: str, data: EvalData,
+                                               hyp: Hypothesis) -> None:
+    found = attribute(gleu(), data, hyp, method, samples=5)
+    assert [a.index for a in found] == [0, 1, 2]
+    assert found[1].edits == () and found[1].delta == 0.0  # unchanged sentence
+    for a in (found[0], found[2]):
+        assert a.edits and a.delta != 0.0
+        assert sum(e.value for e in a.edits) == pytest.approx(a.delta, abs=1e-12)
+        assert all(e.edit.type for e in a.edits)  # the extractor's types travel with the edits
+
+
+def test_sampling_every_order_is_exact_and_fewer_orders_depend_on_the_seed(
+        data: EvalData, hyp: Hypothesis) -> None:
+    (exact,) = attribute(gleu(), data, hyp, "shapley", sentences=[0])
+    (every,) = attribute(gleu(), data, hyp, "shapley_sampling", samples=24, sentences=[0])
+    assert every.method == "shapley_sampling" and every.samples == 24  # 4! orders
+    assert [e.value for e in every.edits] == pytest.approx([e.value for e in exact.edits],
+                                                           abs=1e-12)
+    runs = [attribute(gleu(), data, hyp, "shapley_sampling", samples=3, seed=s,
+                      sentences=[0])[0] for s in (1, 1, 2)]
+    assert [a.samples for a in runs] == [3, 3, 3]
+    assert runs[0] == runs[1]  # the same seed, the same orders
+    assert [e.value for e in runs[0].edits] != [e.value for e in runs[2].edits]
+    # beyond max_exact, "shapley" samples
+    (fallback,) = attribute(gleu(), data, hyp, "shapley", max_exact=3, samples=3, seed=2,
+                            sentences=[0])
+    assert fallback.method == "shapley_sampling" and fallback == runs[2]
+
+
+class Counting(GREENMetric):
+    """GREEN counting the sentences each call of its sentence path is given."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.calls: list[int] = []
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[Any]:
+        self.calls.append(len(hyp))
+        return super().sentence_stats(data, hyp)
+
+
+def counting() -> Counting:
+    return Counting()
+
+
+def test_every_variant_is_scored_once_in_one_batch(data: EvalData, hyp: Hypothesis,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    metric = counting()
+    attribute(metric, data, hyp, "shapley")
+    # 2^4 subsets of sentence 1 (source and hypothesis among them), 1 for the unchanged
+    # sentence 2, 2^3 for sentence 3: one call of the metric's sentence path
+    assert metric.calls == [16 + 1 + 8]
+    metric = counting()
+    monkeypatch.setattr(attribution_module, "BATCH_VARIANTS", 12)
+    again = attribute(metric, data, hyp, "shapley")
+    assert metric.calls == [16, 1 + 8]  # batches of whole sentences
+    assert again == attribute(gleu(), data, hyp, "shapley")
+
+
+def test_selected_sentences_come_in_the_order_asked(data: EvalData, hyp: Hypothesis) -> None:
+    whole = attribute(gleu(), data, hyp, "add")
+    picked = attribute(gleu(), data, hyp, "add", sentences=[2, 0, 2])
+    assert picked == [whole[2], whole[0]]
+
+
+def test_bad_requests_are_refused(data: EvalData, hyp: Hypothesis) -> None:
+    with pytest.raises(ConfigError, match="unknown attribution method 'banzhaf'"):
+        attribute(gleu(), data, hyp, "banzhaf")
+    with pytest.raises(ConfigError, match="sentence 4 is out of range"):
+        attribute(gleu(), data, hyp, sentences=[3])
+    with pytest.raises(ConfigError, match="max_exact"):
+        attribute(gleu(), data, hyp, max_exact=40)
+    with pytest.raises(ConfigError, match="samples"):
+        attribute(gleu(), data, hyp, samples=0)
+    with pytest.raises(LengthMismatchError):  # a hypothesis one line short
+        attribute(gleu(), data, Hypothesis.from_texts(HYPS[:2]))
+
+
+class Corpuswide(Metric[int]):
+    """A metric with no sentence score (its score exists only for the whole corpus)."""
+
+    name = "corpuswide"
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[int]:
+        return [len(h) for h in hyp.tokens]
+
+    def aggregate(self, stats: Sequence[int]) -> Score:
+        return Score(self.name, float(sum(stats)))
+
+
+def test_a_metric_without_sentence_scores_is_refused(data: EvalData, hyp: Hypothesis) -> None:
+    with pytest.raises(ConfigError, match="no sentence-level score"):
+        attribute(Corpuswide(), data, hyp)
+
+
+class DiesInWorkers(GREENMetric):
+    """GREEN whose worker processes die when they score (the driver's scoring is normal)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.driver = os.getpid()
+
+    def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[Any]:
+        if os.getpid() != self.driver:
+            os._exit(3)
+        return super().sentence_stats(data, hyp)
+
+
+@pytest.mark.slow
+def test_workers_give_the_same_attributions_and_a_killed_worker_is_replaced_here(
+        data: EvalData, hyp: Hypothesis, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    from gecscope.execution import executors
+
+    serial = attribute(gleu(), data, hyp, "shapley")
+    monkeypatch.setattr(executors, "PARALLEL_MIN", 0)  # this tiny input goes to workers
+    monkeypatch.setattr(attribution_module, "BATCH_VARIANTS", 1)  # one sentence per task
+    done: list[int] = []
+    pooled = attribute(gleu(), data, hyp, "shapley", jobs=2, progress=done.append)
+    assert pooled == serial and sum(done) == 3
+    killed = attribute(DiesInWorkers(), data, hyp, "shapley", jobs=2)
+    assert killed == serial
+    assert "running in one process" in capfd.readouterr().err
+
+
+def test_results_are_frozen(data: EvalData, hyp: Hypothesis) -> None:
+    a: SentenceAttribution = attribute(gleu(), data, hyp, "add", sentences=[0])[0]
+    with pytest.raises(AttributeError):
+        a.base = 0.0  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        a.edits[0].value = 1.0  # type: ignore[misc]
