@@ -396,3 +396,74 @@ def test_interval_plot_and_significance_matrix(toy_page: tuple) -> None:
                 "sig-better" if c["delta"] > 0 else "sig-worse")
             assert cls == want
     assert browser.js("document.querySelector('nav a[href=\"#significance\"]') !== null")
+
+
+@pytest.fixture(scope="module")
+def attributed_page(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[tuple]:
+    from gecscope.reports.attribution import AttributionRequest
+
+    toy = _load_toy_metrics()
+    data, hyps = toy.toy_corpus()
+    metrics = [toy.ExactMatch(), toy.EditF()]
+    results = [m.evaluate(data, h) for m in metrics for h in hyps]
+    report = build_report(data, hyps, results, metrics,
+                          attribution=AttributionRequest("shapley"))
+    path = tmp_path_factory.mktemp("html") / "attributed.html"
+    write_report_html(path, report)
+    for browser in _open(chromium, path):
+        yield browser, report
+
+
+EDITS = ("(function(sel){return Array.prototype.map.call(document.querySelectorAll(sel),"
+         "function(e){var c=getComputedStyle(e).backgroundColor.match(/[0-9.]+/g).map(Number);"
+         "return {text:e.textContent,cls:e.className,title:e.title,"
+         "v:e.dataset.attribution===undefined?null:+e.dataset.attribution,rgba:c};});})")
+
+
+def test_edits_are_coloured_by_attribution(attributed_page: tuple) -> None:
+    browser, report = attributed_page
+    # the browser opens coloured by the first attributed metric (toy-editf has no sentence
+    # scores, so only toy-exact is offered besides the outcomes)
+    options = browser.js("Array.prototype.map.call(document.getElementById('f-colour').options,"
+                         "function(o){return o.textContent;})")
+    assert options == ["outcome", "toy-exact attribution (shapley)"]
+    assert browser.js("document.getElementById('attr-legend').hidden") is False
+    shares = report.attributions["toy-exact"].shares
+    seen = 0
+    for system in report.systems:
+        for i, sentence in enumerate(shares[system]):
+            got = browser.js(EDITS + f"('.card[data-index=\"{i}\"] "
+                             f".line.hyp[data-system=\"{system}\"] .e:not(.fn)')")
+            assert len(got) == len(sentence.edits), (system, i)
+            for edit, share in zip(got, sentence.edits, strict=True):
+                r, g, b, alpha = edit["rgba"]
+                assert edit["v"] == share.value, (system, i)
+                assert "toy-exact share " in edit["title"] and "(shapley)" in edit["title"]
+                if share.value > 0:  # helped: green, hurt: red, nothing: grey
+                    assert "helped" in edit["cls"] and g > r and alpha > 0.15
+                    assert f"+{share.value:.4f}" in edit["title"]
+                elif share.value < 0:
+                    assert "hurt" in edit["cls"] and r > g and alpha > 0.15
+                    assert f"−{-share.value:.4f}" in edit["title"]
+                else:
+                    assert "neutral" in edit["cls"] and r == g == b
+                seen += 1
+    assert seen == 11  # every edit of the three systems (good 5, over 6, copy none)
+    # a larger share is a deeper colour: over's -1 (fine -> good) beside its -0.5 (the school)
+    strong = browser.js(EDITS + "('.card[data-index=\"3\"] .line.hyp[data-system=\"over\"] .e')")
+    weak = browser.js(EDITS + "('.card[data-index=\"0\"] .line.hyp[data-system=\"over\"] "
+                      ".e.hurt')")
+    assert strong[0]["rgba"][3] > weak[0]["rgba"][3]
+    # back to the outcomes: no attribution colour, the outcome classes' colours again
+    browser.js(SELECT + "('f-colour', 'outcome')")
+    got = browser.js(EDITS + "('.line.hyp .e')")
+    assert got and all(e["v"] is None and "attr" not in e["cls"] for e in got)
+    assert browser.js("document.getElementById('attr-legend').hidden") is True
+    # the per-type attribution table: one column per system, the sums of the report
+    cells = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                       "'section.attr-types[data-metric=\"toy-exact\"] tbody tr'),"
+                       "function(r){return [r.cells[0].textContent, r.cells[2].dataset.v];})")
+    over = {r.type: r.value for r in report.attributions["toy-exact"].rows["over"]}
+    assert {t: float(v) for t, v in cells if v is not None} == over
+    assert "toy-editf scores the corpus only" in browser.js(
+        "document.querySelector('.attr-note').textContent")

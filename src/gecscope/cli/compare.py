@@ -49,6 +49,9 @@ def add_parser(sub: Any) -> None:
                         help="significance level for the clusters (default: 0.05)")
     report.add_argument("--confidence", type=float, default=0.95,
                         help="confidence level of the intervals (default: 0.95)")
+    from gecscope.cli.evaluate import add_attribution_arguments
+
+    add_attribution_arguments(report)
     p.set_defaults(func=run)
 
 
@@ -80,10 +83,17 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(msg + "\n")
 
     if args.html or args.json_out or args.format == "json":
+        from gecscope.cli.evaluate import attribution_request
+
         report = write_reports(args, data, hyps, results, metrics, sentences=bool(args.html),
-                               title="gecscope comparison", progress=progress)
+                               title="gecscope comparison", progress=progress,
+                               attribution=attribution_request(args, results))
     else:  # nothing shown has per-type tables: leave them (and any re-typing) out
         from gecscope.reports.model import build_report
+
+        if getattr(args, "attribution", None):
+            print("gecscope: warning: --attribution: compare shows attributions only in "
+                  "--html, --json-out and --format json", file=sys.stderr)
 
         report = build_report(data, hyps, results, metrics, n_samples=args.bootstrap,
                               seed=args.seed, test=args.test, confidence=args.confidence,

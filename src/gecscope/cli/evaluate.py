@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from gecscope.cli._inputs import (
     EVAL_USAGE,
@@ -15,6 +16,10 @@ from gecscope.cli._inputs import (
     load_inputs,
     write_reports,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.metrics.base import SystemResult
+    from gecscope.reports.attribution import AttributionRequest
 
 
 def add_parser(sub: Any) -> None:
@@ -36,13 +41,73 @@ def add_parser(sub: Any) -> None:
                      help="M2: print each sentence's chosen annotator and edits (m2scorer -v)")
     out.add_argument("--cat", "-cat", type=int, choices=[1, 2, 3],
                      help="also print per-error-type tables: 1 operation, 2 main type, 3 full "
-                          "type (metrics with typed edits, e.g. errant)")
+                          "type: counts for metrics with typed edits (errant, m2), and for "
+                          "every other metric with sentence scores the sum of its edits' "
+                          "attributions by type (--attribution, default shapley)")
     out.add_argument("--sentences", action="store_true",
                      help="include per-sentence scores (json/tsv) where the metric defines them")
     out.add_argument("--all-fields", action="store_true",
                      help="table: show every column of metrics that display a summary")
     add_report_arguments(groups.report)
+    add_attribution_arguments(groups.report)
     p.set_defaults(func=run)
+
+
+def _whole(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+    return parse
+
+
+def add_attribution_arguments(p: argparse._ActionsContainer) -> None:
+    """``--attribution METHOD``, ``--max-exact N``, ``--samples N`` and
+    ``--attribution-seed S`` (evaluate and compare; the arguments of
+    :func:`gecscope.explain.attribute`)."""
+    from gecscope.explain import MAX_EXACT, METHODS, SAMPLES
+    from gecscope.reports.attribution import MAX_EXACT_LIMIT, SAMPLES_LIMIT
+
+    p.add_argument("--attribution", choices=METHODS, metavar="METHOD",
+                   help="share each sentence's score change M(S, H) - M(S, S) among the "
+                        "system's edits, for every metric with sentence scores: "
+                        f"{', '.join(METHODS)} (docs/explain.md); shown by --cat (per-type "
+                        "sums), coloured in --html, written to --json-out / --format json. "
+                        "Default: none, except shapley for --cat of metrics without counts")
+    p.add_argument("--max-exact", type=_whole(0, MAX_EXACT_LIMIT), metavar="N",
+                   help=f"exact Shapley values up to N edits in a sentence (2^N metric calls), "
+                        f"sampled beyond (default: {MAX_EXACT})")
+    p.add_argument("--samples", type=_whole(1, SAMPLES_LIMIT), metavar="N",
+                   help=f"edit orders sampled for shapley_sampling (default: {SAMPLES})")
+    p.add_argument("--attribution-seed", type=int, default=0, metavar="S",
+                   help="seed of the sampled edit orders (default: 0)")
+
+
+def attribution_request(args: argparse.Namespace, results: Sequence[SystemResult], *,
+                        cat: bool = False) -> AttributionRequest | None:
+    """What ``--attribution`` asks for (every metric of the run), else, for ``--cat``
+    (``cat``), Shapley values of the metrics whose per-type tables cannot be counts (their
+    scores give no per-type counts); ``None`` when nothing is asked."""
+    from gecscope.execution.plan import resolve_jobs
+    from gecscope.reports.attribution import AttributionRequest
+
+    method = getattr(args, "attribution", None)
+    metrics: frozenset[str] | None = None
+    if method is None:
+        if not cat:
+            return None
+        metrics = frozenset(r.metric for r in results if not r.score.categories)
+        if not metrics:
+            return None
+        method = "shapley"
+    return AttributionRequest(method, metrics, getattr(args, "max_exact", None),
+                              getattr(args, "samples", None),
+                              getattr(args, "attribution_seed", 0),
+                              resolve_jobs(getattr(args, "jobs", 1)))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,11 +122,19 @@ def run(args: argparse.Namespace) -> int:
                            getattr(args, "address", None))
     fmt = args.format
     types = fmt == "json" or bool(args.cat and fmt != "tsv")  # per-type tables are shown
-    report = write_reports(args, data, hyps, results, metrics)
+    attribution = attribution_request(args, results, cat=bool(args.cat and fmt != "tsv"))
+
+    def progress(msg: str) -> None:
+        if not args.quiet and (getattr(args, "progress", False) or sys.stderr.isatty()):
+            sys.stderr.write(msg + "\n")
+
+    report = write_reports(args, data, hyps, results, metrics, attribution=attribution,
+                           progress=progress)
     if report is None:
         report = build_report(data, hyps, results, metrics,
-                              sentences=fmt == "json" and args.sentences, types=types)
-    if (types or getattr(args, "html", None)) and not args.quiet:
+                              sentences=fmt == "json" and args.sentences, types=types,
+                              attribution=attribution, progress=progress)
+    if (types or attribution or getattr(args, "html", None)) and not args.quiet:
         # the report's notes: why its per-type tables are re-typed, or why there are none
         for note in report.inputs.get("warnings", []):
             print(f"gecscope: note: {note}", file=sys.stderr)
@@ -71,9 +144,11 @@ def run(args: argparse.Namespace) -> int:
 
         out.write(dumps_report(report, sentences=args.sentences) + "\n")
         return 0
-    if args.cat and not any(r.score.categories for r in results):
+    if args.cat and not any(r.score.categories for r in results) and \
+            not any(t.rows for t in report.attributions.values()):
         print("gecscope: warning: --cat: none of the selected metrics "
-              f"({', '.join(m.name for m in metrics)}) counts by error type; errant does",
+              f"({', '.join(m.name for m in metrics)}) counts by error type or could be "
+              "attributed to edits (see the notes); errant counts",
               file=sys.stderr)
     if fmt == "tsv":
         from gecscope.reports.tsv import report_to_tsv

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,6 +278,52 @@ def _type_tables(report: Report) -> str:
     return switch + "".join(blocks)
 
 
+def _attribution_tables(report: Report) -> str:
+    """Per attributed metric, a type x system table of the sums of the edits' shares of
+    delta M (full ERRANT types), green where the edits of a type raised the metric, red
+    where they lowered it; the edit count and mean on hover. A metric that cannot be
+    attributed gets its note."""
+    blocks = []
+    for name, t in report.attributions.items():
+        if t.note is not None:
+            blocks.append(f'<p class="meta attr-note">{_e(t.note)}.</p>')
+            continue
+        if not t.rows:
+            continue
+        systems = [s for s in report.systems if s in t.rows]
+        lookup = {(s, r.type): r for s in systems for r in t.rows[s]}
+        types = sorted({r.type for rows in t.rows.values() for r in rows})
+        top = max((abs(r.value) for r in lookup.values()), default=0.0) or 1.0
+        rows = []
+        for ty in types:
+            cells = []
+            for s in systems:
+                r = lookup.get((s, ty))
+                if r is None:
+                    cells.append('<td class="empty">–</td>')
+                    continue
+                a = 0.1 + 0.5 * min(1.0, abs(r.value) / top)
+                colour = ("26,152,80" if r.value > 0 else "214,39,40" if r.value < 0
+                          else "128,128,128")
+                tip = f"{r.edits} edits, mean share {r.value / r.edits:+.6f}" if r.edits else ""
+                cells.append(f'<td title="{_e(tip)}" data-v="{r.value:.10g}" '
+                             f'style="background:rgba({colour},{a:.3f})">{r.value:+.4f}</td>')
+            rows.append(f"<tr><th scope=\"row\">{_e(ty)}</th>{''.join(cells)}</tr>")
+        total = "".join(f"<td>{math.fsum(r.value for r in t.rows[s]):+.4f}</td>"
+                        for s in systems)
+        delta = "".join(f"<td>{t.delta[s]:+.4f}</td>" for s in systems)
+        head = "".join(f"<th data-sort=\"num\">{_e(s)}</th>" for s in systems)
+        blocks.append(
+            f'<section class="types attr-types" data-metric="{_e(name)}"><details open>'
+            f"<summary><h3>{_e(name)} by error type, {_e(t.describe())}</h3></summary>"
+            f'<table class="sortable typetable"><thead><tr><th data-sort="text">type</th>{head}'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody>"
+            f"<tfoot><tr><th scope=\"row\">all types</th>{total}</tr>"
+            f"<tr><th scope=\"row\">delta {_e(name)}</th>{delta}</tr></tfoot></table>"
+            "</details></section>")
+    return "".join(blocks)
+
+
 def _browser_data(report: Report) -> dict[str, Any]:
     """Compact sentence data for the page (arrays, type/outcome indices)."""
     types: list[str] = []
@@ -290,6 +337,10 @@ def _browser_data(report: Report) -> dict[str, Any]:
 
     metrics = [m.name for m in report.metrics]
     systems = list(report.systems)
+    attributed = [name for name, t in report.attributions.items() if t.shares]
+    scale = {name: max((abs(e.value) for shares in report.attributions[name].shares.values()
+                        for sh in shares for e in sh.edits), default=0.0)
+             for name in attributed}
     sents = []
     for s in report.sentences:
         refs = [[r.annotator, [[e["start"], e["end"], e["correction"], ti(e["type"])]
@@ -302,12 +353,43 @@ def _browser_data(report: Report) -> dict[str, Any]:
                 continue
             edits = [[e.start, e.end, e.correction, ti(e.type), OUTCOMES.index(e.outcome)]
                      for e in ss.edits]
-            has_edits = any(e.outcome != "fn" for e in ss.edits)
+            if attributed:
+                _attach_shares(edits, report, s.index, name, attributed, ti)
+            has_edits = any(e[4] != OUTCOMES.index("fn") for e in edits)
             hyp = None if (ss.hypothesis == s.source or has_edits) else ss.hypothesis
             per_sys.append([hyp, ss.reference, edits, [ss.scores.get(m) for m in metrics]])
         sents.append([s.source, refs, per_sys])
     return {"systems": systems, "metrics": metrics, "types": types, "outcomes": list(OUTCOMES),
-            "outcome_labels": [OUTCOME_LABELS[o] for o in OUTCOMES], "sentences": sents}
+            "outcome_labels": [OUTCOME_LABELS[o] for o in OUTCOMES], "sentences": sents,
+            "attributed": attributed,
+            "attribution_methods": [report.attributions[n].method for n in attributed],
+            "attribution_scale": [scale[n] for n in attributed]}
+
+
+def _attach_shares(edits: list[list[Any]], report: Report, index: int, system: str,
+                   attributed: Sequence[str], ti: Callable[[str], int]) -> None:
+    """Give each hypothesis edit row its share of every attributed metric's delta (a sixth
+    element: one value or ``None`` per metric of ``attributed``), matched by span and
+    correction; an attributed edit without an outcome row (plain-text references, or
+    edits read from a hypothesis M2 that differ from those attributed) is added with outcome
+    -1 (no outcome)."""
+    fn = OUTCOMES.index("fn")
+    rows = {(e[0], e[1], e[2]): e for e in edits if e[4] != fn}
+    for e in edits:
+        e.append([None] * len(attributed))
+    for k, name in enumerate(attributed):
+        shares = report.attributions[name].shares.get(system)
+        if shares is None or index >= len(shares):
+            continue
+        for share in shares[index].edits:
+            key = (share.start, share.end, share.correction)
+            row = rows.get(key)
+            if row is None:
+                row = [share.start, share.end, share.correction, ti(share.type), -1,
+                       [None] * len(attributed)]
+                rows[key] = row
+                edits.append(row)
+            row[5][k] = share.value
 
 
 def _script_json(obj: Any) -> str:
@@ -348,6 +430,9 @@ text-align:right;font-size:12px;padding-top:2px;overflow:hidden;text-overflow:el
 .e.fp_un{background:color-mix(in srgb,var(--fpun) 20%%,white);border-bottom:2px solid var(--fpun)}
 .e.fn{border:1px dashed var(--fn);color:var(--fn);font-size:12px}
 .e.ref{background:#eee;border-bottom:2px solid #aaa}
+.e.edit{background:#f3f3f3;border-bottom:2px solid #999}
+.e.attr.helped{border-bottom:2px solid var(--tp)}.e.attr.hurt{border-bottom:2px solid var(--fpun)}
+.e.attr.neutral{border-bottom:2px solid #999}
 .e.dim{opacity:.35}
 #pager{margin:10px 0}#pager button{margin-right:6px}
 """
@@ -356,7 +441,7 @@ JS = r"""
 (function(){
 'use strict';
 var D=JSON.parse(document.getElementById('gecscope-data').textContent);
-var PAGE=25,page=0,matches=[];
+var PAGE=25,page=0,matches=[],colourBy=(D.attributed||[]).length?0:-1;
 var $=function(id){return document.getElementById(id);};
 function esc(s){return String(s).replace(/[&<>"]/g,function(c){
   return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c];});}
@@ -364,15 +449,27 @@ function applyEdits(toks,edits){ // hypothesis text from source tokens + its (no
   var out=[],pos=0;edits.forEach(function(e){if(e[4]===3||e[0]<pos)return;
     out=out.concat(toks.slice(pos,e[0]));if(e[2])out.push(e[2]);pos=e[1];});
   return out.concat(toks.slice(pos)).join(' ');}
+function signed(v){var a=Math.abs(v);
+  return (v>0?'+':v<0?'−':'±')+(a>=0.001||a===0?a.toFixed(4):a.toExponential(2));}
+function shareColour(v,m){ // green: the edit raised the metric, red: it lowered it
+  var top=(D.attribution_scale||[])[m]||0,a=top>0?0.15+0.65*Math.min(1,Math.abs(v)/top):0;
+  if(v>0)return 'rgba(26,152,80,'+a.toFixed(3)+')';if(v<0)return 'rgba(214,39,40,'+a.toFixed(3)+')';
+  return 'rgba(128,128,128,0.15)';}
 function badge(toks,e,kind,flt){ // one edit as a coloured span
   var s=e[0],t=e[1],cor=e[2],type=D.types[e[3]];
-  var oc=kind==='ref'?'ref':D.outcomes[e[4]];
+  var oc=kind==='ref'?'ref':e[4]<0?'edit':D.outcomes[e[4]];
   var orig=toks.slice(s,t).join(' ');
-  var tip=(kind==='ref'?'':D.outcome_labels[e[4]]+' · ')+type+': '+(orig||'∅')+' → '+(cor||'∅');
+  var tip=(kind==='ref'||e[4]<0?'':D.outcome_labels[e[4]]+' · ')+type+': '+(orig||'∅')+' → '+(cor||'∅');
+  var shares=kind==='ref'?null:e[5],attr='',style='';
+  if(shares){shares.forEach(function(v,m){if(v!==null)tip+=' · '+D.attributed[m]+' share '+signed(v)+
+    ' ('+D.attribution_methods[m]+')';});
+    if(colourBy>=0&&shares[colourBy]!==null&&shares[colourBy]!==undefined){var v=shares[colourBy];
+      attr=' attr '+(v>0?'helped':v<0?'hurt':'neutral');
+      style=' style="background:'+shareColour(v,colourBy)+'" data-attribution="'+v+'"';}}
   var dim=flt&&!flt(e)?' dim':'';
   var body=oc==='fn'?(orig?'<del>'+esc(orig)+'</del>':'')+'→<ins>'+esc(cor||'∅')+'</ins>'
     :(orig?'<del>'+esc(orig)+'</del>':'')+(orig&&cor?' ':'')+(cor?'<ins>'+esc(cor)+'</ins>':'');
-  return '<span class="e '+oc+dim+'" data-outcome="'+oc+'" data-type="'+esc(type)+'" title="'+esc(tip)+'">'+body+'</span>';}
+  return '<span class="e '+oc+attr+dim+'" data-outcome="'+oc+'" data-type="'+esc(type)+'" title="'+esc(tip)+'"'+style+'>'+body+'</span>';}
 function render(toks,edits,kind,flt){ // kind: 'hyp' (coloured by outcome) or 'ref'
   var html=[],pos=0,i;
   var ev=edits.slice().sort(function(a,b){return a[0]-b[0]||a[1]-b[1];});
@@ -416,6 +513,9 @@ function card(i,f){
       esc(D.systems[k])+(x[1]!==null?' (vs reference '+x[1]+')':'')+'">'+esc(D.systems[k])+
       '</span><span class="txt">'+txt+'</span><span class="sc">'+esc(sc)+'</span></div>');});
   h.push('</div>');return h.join('');}
+function legend(){var a=$('attr-legend'),o=$('outcome-legend');if(!a||!o)return;
+  a.hidden=colourBy<0;o.hidden=colourBy>=0;
+  if(colourBy>=0)$('attr-metric').textContent=D.attributed[colourBy];}
 function update(resetPage){
   var f=filters();if(resetPage)page=0;
   matches=[];for(var i=0;i<D.sentences.length;i++)if(matchesSentence(D.sentences[i],f))matches.push(i);
@@ -433,6 +533,10 @@ function init(){
     var o=document.createElement('option');o.value=p[1];o.textContent=p[0];ty.appendChild(o);});
   var oc=$('f-outcome');D.outcome_labels.forEach(function(l,k){var o=document.createElement('option');
     o.value=k;o.textContent=l;oc.appendChild(o);});
+  var cb=$('f-colour');if(cb){(D.attributed||[]).forEach(function(m,k){var o=document.createElement('option');
+    o.value=k;o.textContent=m+' attribution ('+D.attribution_methods[k]+')';cb.appendChild(o);});
+    cb.value=String(colourBy);cb.addEventListener('change',function(){colourBy=+cb.value;legend();update(false);});}
+  legend();
   ['f-system','f-outcome','f-type'].forEach(function(id){$(id).addEventListener('change',function(){update(true);});});
   $('f-search').addEventListener('input',function(){update(true);});
   $('prev').addEventListener('click',function(){page--;update(false);});
@@ -482,6 +586,16 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
                        for w in report.inputs.get("warnings", []))
     legend = "".join(f'<span><i class="sw" style="background:{COLOURS[o]}"></i>'
                      f"{_e(OUTCOME_LABELS[o])}</span>" for o in OUTCOMES)
+    colour_by, attr_legend = "", ""
+    if any(t.shares for t in report.attributions.values()):
+        colour_by = ('<label>colour edits by <select id="f-colour"><option value="-1">outcome'
+                     "</option></select></label>")
+        attr_legend = (
+            '<div class="legend" id="attr-legend" hidden><span><i class="sw" '
+            f'style="background:{COLOURS["tp"]}"></i>helped: the edit raised '
+            '<b id="attr-metric"></b></span><span><i class="sw" '
+            f'style="background:{COLOURS["fp_un"]}"></i>hurt: it lowered it</span>'
+            "<span>(deeper: a larger share; the value on hover)</span></div>")
     sections = [
         '<section id="scores"><h2>Scores</h2>', resampling, '<div class="scroll">',
         _overview(report), "</div>",
@@ -505,7 +619,7 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
         sections += ['<section id="disentangled"><h2>Hit, wrong, under and over-correction</h2>',
                      *charts, "</section>"]
     sections += ['<section id="types"><h2>Error types</h2><div class="scroll">',
-                 _type_tables(report), "</div></section>"]
+                 _type_tables(report), _attribution_tables(report), "</div></section>"]
     if report.sentences:
         sections += [
             '<section id="sentences"><h2>Sentences</h2>',
@@ -517,8 +631,9 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
             "</label>"
             '<label>error type <select id="f-type"><option value="">any</option></select>'
             "</label>"
+            + colour_by +
             '<span id="match-count"></span>'
-            f'<div class="legend">{legend}</div></div>'
+            f'<div class="legend" id="outcome-legend">{legend}</div>{attr_legend}</div>'
             '<div id="sentences-list"></div>'
             '<div id="pager"><button id="prev" type="button">previous</button>'
             '<button id="next" type="button">next</button><span id="page-info"></span></div>'

@@ -4,7 +4,9 @@ The document is an object with ``schema`` (the schema id) and ``schema_version``
 the minor number grows for backward-compatible additions, the major number on breaking
 changes), then ``gecscope_version``, ``created``, ``inputs``, ``resampling``, ``systems``,
 ``metrics`` (name, options, signatures), ``scores`` (one per system and metric, with fields,
-intervals, rank and significance cluster), ``comparisons``, ``per_type`` and ``sentences``.
+intervals, rank and significance cluster), ``comparisons``, ``per_type``, ``attributions`` (when
+asked for: each metric's edit attributions summed by type; since 1.1) and ``sentences`` (with
+each sentence's attributions).
 Non-finite numbers are written as ``null`` so the output is strict JSON.
 """
 
@@ -26,6 +28,36 @@ def _type_row(row: Any) -> dict[str, Any]:
     if row.fp_ne is not None:
         d["fp_ne"] = row.fp_ne
         d["fp_un"] = row.fp_un
+    return d
+
+
+def _attributions(report: Report) -> dict[str, Any]:
+    return {name: {"method": t.method, "description": t.describe(), "max_exact": t.max_exact,
+                   "note": t.note,
+                   "systems": {system: {"delta": t.delta[system],
+                                        "total": math.fsum(r.value for r in rows),
+                                        "sampled": t.sampled.get(system, 0),
+                                        "per_type": [{"type": r.type, "value": r.value,
+                                                      "edits": r.edits} for r in rows]}
+                               for system, rows in t.rows.items()}}
+            for name, t in report.attributions.items()}
+
+
+def _sentence_attributions(report: Report, index: int, system: str) -> dict[str, Any]:
+    out = {}
+    for name, t in report.attributions.items():
+        shares = t.shares.get(system)
+        if shares is not None and index < len(shares):
+            out[name] = shares[index].as_dict()
+    return out
+
+
+def _system_sentence(report: Report, index: int, name: str, ss: Any) -> dict[str, Any]:
+    d = {"hypothesis": ss.hypothesis, "reference": ss.reference,
+         "edits": [e.as_dict() for e in ss.edits], "scores": ss.scores}
+    attributions = _sentence_attributions(report, index, name)
+    if attributions:
+        d["attributions"] = attributions
     return d
 
 
@@ -51,13 +83,12 @@ def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
         "per_type": {table: {system: [_type_row(r) for r in rows]
                              for system, rows in per_sys.items()}
                      for table, per_sys in report.per_type.items()},
+        **({"attributions": _attributions(report)} if report.attributions else {}),
         "sentences": [] if not sentences else [
             {"index": s.index, "source": s.source,
              "references": [{"annotator": r.annotator, "text": r.text, "edits": r.edits}
                             for r in s.references],
-             "systems": {name: {"hypothesis": ss.hypothesis, "reference": ss.reference,
-                                "edits": [e.as_dict() for e in ss.edits],
-                                "scores": ss.scores}
+             "systems": {name: _system_sentence(report, s.index, name, ss)
                          for name, ss in s.systems.items()}}
             for s in report.sentences],
     })

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gecscope import __version__
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, GecscopeError
+from gecscope.reports.attribution import AttributionRequest, AttributionTable
 from gecscope.reports.outcomes import OUTCOMES, EditOutcome, best_reference, count
 from gecscope.reports.schemes import TypeView, type_view
 from gecscope.stats.prf import prf
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric, SentenceDetail, SystemResult
     from gecscope.types import Corpus
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: attributions
 SCHEMA_ID = "https://gecscope.invalid/schema/report-v1.json"
 OUTCOME_TABLE = "edit-outcomes"
 
@@ -138,6 +139,9 @@ class Report:
     #: metric -> system -> its sentence listing (:meth:`Metric.details
     #: <gecscope.metrics.base.Metric.details>`, ``evaluate -v``), for metrics that give one.
     details: dict[str, dict[str, Sequence[SentenceDetail]]] = field(default_factory=dict)
+    #: metric -> its edit attributions (per sentence and summed by type), for the metrics an
+    #: :class:`~gecscope.reports.attribution.AttributionRequest` asked for.
+    attributions: dict[str, AttributionTable] = field(default_factory=dict)
 
     def score(self, system: str, metric: str) -> ScoreEntry | None:
         for s in self.scores:
@@ -387,6 +391,7 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                  metrics: Sequence[Metric], *, n_samples: int = 0, seed: int | None = 12345,
                  test: str = "bootstrap", confidence: float = 0.95, alpha: float = 0.05,
                  sentences: bool = True, types: bool = True, details: bool = False,
+                 attribution: AttributionRequest | None = None,
                  progress: Callable[[str], None] | None = None) -> Report:
     """Assemble a :class:`Report` from evaluation results.
 
@@ -395,8 +400,10 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     metric (``test`` = ``bootstrap`` or ``ar``). ``sentences=False`` leaves out the
     per-sentence section (smaller JSON); ``types=False`` the per-metric per-type tables (and
     the re-typing they may need, see :func:`type_counts`) when no rendering shows them;
-    ``details=True`` adds each metric's sentence listing (:func:`metric_details`). Without
-    resampling, sentences and types a report costs the signatures only.
+    ``details=True`` adds each metric's sentence listing (:func:`metric_details`);
+    ``attribution`` each asked metric's edit attributions (per sentence and by type,
+    :func:`~gecscope.reports.attribution.attribution_tables`; the costly part). Without
+    resampling, sentences, types and attributions a report costs the signatures only.
     """
     by_metric: dict[str, list[SystemResult]] = {}
     for r in results:
@@ -462,6 +469,12 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     if sentences and data.m2 is None:
         warnings.append("references are plain text: edit outcomes need the references as M2")
     sents = _sentences(data, hyps, results, per_type, counts.view) if sentences else []
+    attributions: dict[str, AttributionTable] = {}
+    if attribution is not None:
+        from gecscope.reports.attribution import attribution_tables
+
+        attributions = attribution_tables(data, hyps, results, metrics, attribution,
+                                          notes=warnings, progress=progress)
     resampling = ({"n_samples": n_samples, "seed": seed, "test": test,
                    "confidence": confidence, "alpha": alpha} if n_samples else None)
     inputs: dict[str, Any] = {"references": list(data.reference_paths),
@@ -472,7 +485,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
         inputs["type_scheme"] = counts.view.note or counts.view.refused
     return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
                   pairwise=pairwise,
-                  details=metric_details(results, metrics) if details else {})
+                  details=metric_details(results, metrics) if details else {},
+                  attributions=attributions)
 
 
 def _plain_options(m: Metric) -> dict[str, Any]:

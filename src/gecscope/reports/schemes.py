@@ -165,6 +165,16 @@ def type_view(reference: Corpus | None, hypotheses: Mapping[str, Corpus], *,
     return view
 
 
+def type_at_level(etype: str, level: int) -> str:
+    """The name ``--cat LEVEL`` files an edit of type ``etype`` under (1 operation, 2 main
+    type, 3 full type): the level mapping of ERRANT's per-type counts
+    (:func:`gecscope.metrics.errant.category_table`, the one place it is defined), so that
+    per-type attribution sums and per-type counts use the same rows."""
+    from gecscope.metrics.errant import category_table
+
+    return next(iter(category_table({etype: (0, 0, 0)}, level)))
+
+
 def _join(items: Iterable[str]) -> str:
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

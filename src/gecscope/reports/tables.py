@@ -72,6 +72,7 @@ def metric_additions(report: Report, m: MetricInfo, style: str, *, cat: int | No
     blocks = []
     if cat:
         blocks.extend(type_tables(report, m, cat, style))
+        blocks.extend(attribution_type_tables(report, m, cat, style))
     if sentences:
         blocks.extend(sentence_tables(report, m, style))
     if style == "plain":
@@ -94,6 +95,43 @@ def type_tables(report: Report, m: MetricInfo, level: int, style: str = "plain")
         text = render_table(["type", "TP", "FP", "FN", "P", "R", f"F{beta:g}"], rows,
                             style=style)
         blocks.append(titled(f"{system}: {m.name} by error type (level {level})", text, style))
+    return blocks
+
+
+def _signed(v: float) -> str:
+    return f"{v:+.4f}"
+
+
+def attribution_type_tables(report: Report, m: MetricInfo, level: int,
+                            style: str = "plain") -> list[str]:
+    """Per system, the sum of its edits' attributions (shares of each sentence's delta M) by
+    error type at ``level``, the same rows as :func:`type_tables`
+    (:func:`~gecscope.reports.attribution.type_shares`), with the number of edits, the mean
+    share, the total and the sum over sentences of delta M (equal to the total for Shapley
+    values); the title says it is an attribution and by which method. A metric that cannot be
+    attributed (no sentence scores) gets the reason instead of a table."""
+    from gecscope.reports.attribution import type_shares
+
+    table = report.attributions.get(m.name)
+    if table is None:
+        return []
+    if table.note is not None:
+        return [titled(f"{m.name}: no per-type attribution", table.note, style)]
+    blocks = []
+    for system, rows in table.rows.items():
+        shown = type_shares(rows, level)
+        body = [[r.type, r.edits, _signed(r.value), _signed(r.value / r.edits) if r.edits
+                 else "-"] for r in shown]
+        n = sum(r.edits for r in shown)
+        total = sum(r.value for r in rows)
+        body.append(["all types", n, _signed(total), _signed(total / n) if n else "-"])
+        text = render_table(["type", "edits", "sum", "mean"], body, style=style)
+        delta = table.delta[system]
+        n_sent = len(table.shares.get(system, ()))
+        sep = {"markdown": "\n\n", "latex": "\n% "}.get(style, "\n")
+        text += sep + f"delta {m.name} summed over the {n_sent} sentences: {_signed(delta)}"
+        blocks.append(titled(f"{system}: {m.name} by error type (level {level}), "
+                             f"{table.describe()}", text, style))
     return blocks
 
 
