@@ -229,3 +229,36 @@ def test_chain_nodes_apply_the_edits(withalt: Corpus) -> None:
     src = withalt[ch.sentence].source
     assert " ".join(ch.node(src, 1)) == " ".join(apply_edits(src, ch.edits[:1]))
     assert " ".join(ch.node(src, 1)).startswith("When we are diagnosed out")
+
+
+def test_given_references(small: Corpus, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    from gecscope.formats.m2 import write_m2
+
+    # the sentences annotator 1 annotated (split drops the others: an annotator without
+    # lines for a sentence changed nothing, and a no-change reference makes MAEGE unsound)
+    small = Corpus(tuple(s for s in small if 1 in s.annotators), small.path)
+    gold = tmp_path / "gold.m2"
+    write_m2(gold, small)
+    # plain-text references = annotator 1's corrections: the same figures as the split
+    ref = tmp_path / "ref1.txt"
+    ref.write_text("".join(" ".join(t) + "\n" for t in small.references(1)), encoding="utf-8")
+    common = ["meta-eval", "maege", "--m2", str(gold), "-m", "green", "--bootstrap", "30",
+              "--lattice-annotators", "0", "--format", "json"]
+    assert main([*common, "--refs", "given", "--references", str(ref)]) == 0
+    given = json.loads(capsys.readouterr().out)["results"][0]
+    assert main([*common, "--refs", "split", "--ref-annotators", "1"]) == 0
+    split = json.loads(capsys.readouterr().out)["results"][0]
+    assert given["references"].startswith("given") and split["references"].startswith("split")
+    for key in ("corpus", "sentence", "per_type"):
+        assert given[key] == split[key]
+    # tampered references: a line short, or the M2's sentences swapped, are refused
+    ref.write_text("".join(" ".join(t) + "\n" for t in small.references(1)[:-1]))
+    assert main([*common, "--refs", "given", "--references", str(ref)]) == 65
+    assert f"expected one reference per sentence of the gold M2 ({len(small)})" in \
+        capsys.readouterr().err
+    swapped = list(small.sentences)
+    swapped[3], swapped[4] = swapped[4], swapped[3]
+    write_m2(tmp_path / "swapped.m2", Corpus(tuple(swapped)))
+    assert main([*common, "--refs", "given", "--references", str(tmp_path / "swapped.m2")]) == 64
+    assert "sentence 4: the references' source differs" in capsys.readouterr().err

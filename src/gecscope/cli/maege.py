@@ -12,7 +12,7 @@ import math
 import sys
 from typing import Any
 
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, FormatError
 
 
 def _ints(text: str | None, what: str) -> list[int] | None:
@@ -64,7 +64,8 @@ def add_parser(msub: Any) -> None:
     s.add_argument("--max-permutations", type=int, default=1,
                    help="orders per (sentence, annotator) (EoE's -p, default 1)")
     s.add_argument("--min-chains", type=int, default=None,
-                   help="chains a sentence needs (default 2 as EoE; 1 with --refs split)")
+                   help="chains a sentence needs (default: 2 as EoE when every annotator builds "
+                        "the lattice, else 1)")
     s.add_argument("--types", default="nucle",
                    help="error-type schemes: nucle, errant or nucle,errant (default nucle)")
     s.add_argument("--bootstrap", type=int, default=1000, metavar="N",
@@ -75,7 +76,14 @@ def add_parser(msub: Any) -> None:
     s.set_defaults(func=run)
 
 
-def _refs(args: argparse.Namespace) -> Any:
+def _is_m2(path: str) -> bool:
+    """Whether ``path`` is an M2 file (its first line starts with 'S ')."""
+    from gecscope.formats.base import read_text
+
+    return read_text(path).startswith("S ")
+
+
+def _refs(args: argparse.Namespace, corpus: Any) -> Any:
     from gecscope.data import EvalData
     from gecscope.meta_eval.maege import References
 
@@ -89,12 +97,19 @@ def _refs(args: argparse.Namespace) -> Any:
     if args.refs == "given":
         if not args.references:
             raise ConfigError("--refs given needs --references FILE...")
-        if len(args.references) == 1:
+        if len(args.references) == 1 and _is_m2(args.references[0]):
             data = EvalData.from_files(args.references[0])
-            if data.m2 is None:
-                raise ConfigError(f"{args.references[0]}: one reference file must be an M2")
-        else:
-            data = EvalData.from_files(args.references, args.m2)
+        else:  # plain-text references of the gold M2's sentences
+            from gecscope.formats.base import read_text, split_lines
+
+            texts = []
+            for path in args.references:
+                lines = split_lines(read_text(path))
+                if len(lines) != len(corpus):
+                    raise FormatError(f"has {len(lines)} lines; expected one reference per "
+                                      f"sentence of the gold M2 ({len(corpus)})", path)
+                texts.append(lines)
+            data = EvalData.from_texts([" ".join(s) for s in corpus.sources], texts)
         return References("given", data=data, label=", ".join(args.references))
     if args.references:
         raise ConfigError("--references is only used with --refs given")
@@ -122,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("-o/--option needs a single metric")
     metrics = [make_metric(n, args.option) for n in names]
     corpus = read_m2(args.m2)
-    refs = _refs(args)
+    refs = _refs(args, corpus)
     schemes = [t.strip() for t in args.types.split(",") if t.strip()]
     results = run_maege(
         corpus, metrics, refs=refs,

@@ -515,10 +515,17 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.asarray(r)
 
 
-def _spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties share their mean rank) within each row of ``x`` (B, n)."""
+    np = _np()
+    below = (x[:, :, None] > x[:, None, :]).sum(axis=2)
+    equal = (x[:, :, None] == x[:, None, :]).sum(axis=2)
+    return np.asarray(below + (equal + 1) / 2.0)
 
-    return _pearson(rankdata(x, axis=1), rankdata(y))
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman of each row of ``x`` (B, n) with ``y`` (n,): Pearson of the average ranks."""
+    return _pearson(_ranks(x), _ranks(y[None, :])[0])
 
 
 @dataclass
@@ -694,8 +701,9 @@ def run_maege(m2: Corpus | str, metrics: Sequence[Metric | str], *,
     """MAEGE for every metric (registry names or instances) on the gold M2 ``m2``.
 
     ``refs`` defaults to leave-one-out; with ``split`` the lattice and the corpora use
-    ``lattice_annotators`` (default: every annotator not among the references) and a sentence
-    needs only one chain (``min_chains`` default 1; EoE's 2 otherwise). ``type_schemes``:
+    ``lattice_annotators`` (default: every annotator not among the references). A sentence
+    needs ``min_chains`` chains: by default EoE's 2 when every annotator builds the lattice,
+    else 1 (one annotator with one order gives one chain per sentence). ``type_schemes``:
     ``nucle`` (the M2's own types) and/or ``errant`` (gold edits classified by ERRANT)."""
     from gecscope.formats.m2 import read_m2
     from gecscope.registry import get_metric
@@ -714,17 +722,16 @@ def run_maege(m2: Corpus | str, metrics: Sequence[Metric | str], *,
         if set(annotators) & set(refs.annotators):
             raise ConfigError("split: the lattice and reference annotators must differ "
                               f"(both have {sorted(set(annotators) & set(refs.annotators))})")
-        if min_chains is None:
-            min_chains = 1
     if refs.mode == "given":
         assert refs.data is not None
         check_given_references(corpus, refs.data)
     bad = [t for t in type_schemes if t not in ("nucle", "errant")]
     if bad:
         raise ConfigError(f"unknown type scheme {bad[0]!r}; expected nucle or errant")
+    if min_chains is None:  # EoE's 2 for its own setting (every annotator), else 1
+        min_chains = 2 if annotators is None else 1
     lattice = build_lattice(corpus, max_permutations=max_permutations, seed=seed,
-                            annotators=annotators,
-                            min_chains=2 if min_chains is None else min_chains)
+                            annotators=annotators, min_chains=min_chains)
     if not lattice.chains:
         raise ConfigError("no sentence of the gold M2 gives a chain with these settings")
     corpora = sample_corpora(corpus, sampler=sampler, levels=levels, seed=seed,
