@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _clock import Clock  # noqa: E402
+from _clock import Clock
 
-from gecscope.formats.m2 import read_m2  # noqa: E402
-from gecscope.meta_eval.maege import run_maege  # noqa: E402
-from gecscope.registry import get_metric  # noqa: E402
+from gecscope.formats.m2 import read_m2
+from gecscope.meta_eval.maege import run_maege
+from gecscope.registry import get_metric
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "conll14"
 #: every metric that needs no model download or endpoint
