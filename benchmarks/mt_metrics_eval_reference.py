@@ -1,0 +1,190 @@
+"""mt-metrics-eval's own functions on SEEDA and GJG15 inputs, beside gecscope's (issue #34).
+
+Prints, for a few metrics, the soft pairwise accuracy (``pce.compute_pairwise_p_values`` +
+``compute_one_minus_pce``), acc_eq / tau_eq with tie calibration (``stats.KendallWithTiesOpt``,
+``average_by="item"``, ``sample_rate=1``) and the metric-comparison p-values and clusters
+(``data.CompareMetrics`` = ``stats.PermutationSigDiff`` + ``AssignRanks``), each next to
+gecscope's value (``gecscope.meta_eval.significance`` / ``ties``). The values pinned in
+tests/regression/test_meta_eval_wmt_stats.py were printed by this script with mt-metrics-eval
+at commit 68a481a (google-research/mt-metrics-eval).
+
+    python benchmarks/mt_metrics_eval_reference.py --mme /work/.mirror/google-research+mt-metrics-eval/repo
+
+``--mme`` is a bare git directory (exported to a temporary folder) or a checkout holding the
+``mt_metrics_eval`` package. Its ``data.py`` imports ``apache_beam`` (parallel runs) and
+``ratings.py`` imports ``dacite``; neither is used by the functions called here, so empty
+stand-in modules are registered when they are not installed. Needs numpy and scipy only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+from typing import Any
+
+from _clock import Clock
+
+SPA_PERMUTATIONS = 1000
+SIG_PERMUTATIONS = 1000
+SIG_SEED = 0
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def import_mme(path: Path, tmp: Path) -> Any:
+    if (path / "mt_metrics_eval").is_dir():
+        root = path
+    else:
+        root = tmp / "mme"
+        root.mkdir()
+        archive = subprocess.run(["git", "--git-dir", str(path), "archive", "HEAD"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+        head = subprocess.run(["git", "--git-dir", str(path), "rev-parse", "HEAD"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        print(f"mt-metrics-eval commit {head}")
+    for name in ("apache_beam", "dacite"):
+        try:
+            __import__(name)
+        except ImportError:
+            sys.modules[name] = types.ModuleType(name)
+    sys.path.insert(0, str(root))
+    from mt_metrics_eval import data, pce, stats
+
+    return data, pce, stats
+
+
+def cases(data_dir: Path) -> list[dict[str, Any]]:
+    """The inputs: benchmark, systems, sentence-score tables and system scores per metric."""
+    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+    from gecscope.meta_eval.examples import CharLengthMetric
+    from gecscope.meta_eval.runner import evaluate_systems, sentence_score_table
+    from gecscope.registry import get_metric
+
+    m2 = data_dir / "conll14" / "official-2014.combined.m2"
+    benches = [load_seeda(data_dir / "seeda", m2),
+               load_gjg15(data_dir / "gjg15", data_dir / "conll14" / "submissions", m2)]
+    out = []
+    for bench in benches:
+        systems = bench.ordered(bench.select(None))
+        sentence: dict[str, dict[str, list[float]]] = {}
+        system: dict[str, dict[str, float]] = {}
+        for metric in (CharLengthMetric(), get_metric("gleu")(), get_metric("m2")()):
+            results = evaluate_systems(metric, bench, systems)
+            table = sentence_score_table(results)
+            sentence[metric.name] = table
+            system[metric.name] = {s: float(r.score.value) for s, r in results.items()}
+            system[f"Sent{metric.name}"] = {s: sum(v) / len(v) for s, v in table.items()}
+        out.append({"bench": bench, "systems": systems, "sentence": sentence,
+                    "system": system})
+    return out
+
+
+def reference(mme: Any, case: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+    import scipy.stats
+
+    data, pce, stats = mme
+    from gecscope.meta_eval.significance import head_to_head
+    from gecscope.meta_eval.ties import judgment_matrices
+
+    bench, systems = case["bench"], case["systems"]
+    rows = bench.rows
+    out: dict[str, Any] = {"spa": {}, "acc_eq": {}, "tau_eq": {}, "compare": {}}
+    for level, judgments in bench.judgments.items():
+        outcomes = head_to_head(judgments, systems)
+        human_p = np.full((len(systems), len(systems)), np.nan)
+        for i, a in enumerate(systems):
+            for j in range(i + 1, len(systems)):
+                d = np.asarray(outcomes[a, systems[j]], dtype=float)
+                human_p[i, j] = pce.compute_pairwise_p_values(
+                    np.vstack([d, np.zeros(len(d))]), num_permutations=SPA_PERMUTATIONS)[0, 1]
+        for name, table in case["sentence"].items():
+            mat = np.asarray([[table[s][rows[k]] for k in sorted(rows)] for s in systems])
+            metric_p = pce.compute_pairwise_p_values(mat, num_permutations=SPA_PERMUTATIONS)
+            out["spa"][f"{level}/{name}"] = float(pce.compute_one_minus_pce(human_p, metric_p))
+            human, metric = judgment_matrices(judgments, table, systems, rows=rows)
+            # packed system-major vectors, as mt-metrics-eval's Correlation holds them
+            gold = [human[i][s] for s in range(len(systems)) for i in range(len(human))]
+            scores = [metric[i][s] for s in range(len(systems)) for i in range(len(metric))]
+            for variant, key in (("acc23", "acc_eq"), ("23", "tau_eq")):
+                value, eps, _ = stats.KendallWithTiesOpt(gold, scores, variant, len(systems),
+                                                          "item", sample_rate=1.0)
+                out[key][f"{level}/{name}"] = [float(value), float(eps)]
+    for key, human in bench.human.items():
+        gold = [human[s] for s in systems]
+        corrs = {m: stats.Correlation(len(systems), gold, [v[s] for s in systems])
+                 for m, v in case["system"].items()}
+        for kind, fn in (("pearson", scipy.stats.pearsonr), ("spearman", scipy.stats.spearmanr)):
+            np.random.seed(SIG_SEED)
+            ranks, sig, _, _ = data.CompareMetrics(corrs, fn, "none", k=SIG_PERMUTATIONS)
+            out["compare"][f"{key}/{kind}"] = {
+                "order": list(ranks), "values": [float(ranks[m][0]) for m in ranks],
+                "ranks": [int(ranks[m][1]) for m in ranks],
+                "p": [[float(x) for x in row] for row in sig]}
+    return out
+
+
+def ours(case: dict[str, Any]) -> dict[str, Any]:
+    from gecscope.meta_eval.significance import PermutationParams, compare_metrics, metric_spa
+    from gecscope.meta_eval.ties import tie_calibrated_agreement
+
+    bench, systems = case["bench"], case["systems"]
+    rows = bench.rows
+    out: dict[str, Any] = {"spa": {}, "acc_eq": {}, "tau_eq": {}, "compare": {}}
+    for level, judgments in bench.judgments.items():
+        for name, table in case["sentence"].items():
+            spa = metric_spa(judgments, table, systems, rows=[rows[k] for k in sorted(rows)],
+                             permutations=SPA_PERMUTATIONS)
+            out["spa"][f"{level}/{name}"] = spa.spa
+            t = tie_calibrated_agreement(judgments, table, systems, rows=rows, resamples=10)
+            out["acc_eq"][f"{level}/{name}"] = [t.acc_eq, t.acc_epsilon]
+            out["tau_eq"][f"{level}/{name}"] = [t.tau_eq, t.tau_epsilon]
+    for key, human in bench.human.items():
+        gold = [human[s] for s in systems]
+        metrics = {m: [v[s] for s in systems] for m, v in case["system"].items()}
+        for kind in ("pearson", "spearman"):
+            r = compare_metrics(gold, metrics, kind, seed=SIG_SEED,
+                                params=PermutationParams(SIG_PERMUTATIONS))
+            out["compare"][f"{key}/{kind}"] = {
+                "order": list(r.labels), "values": list(r.values), "ranks": list(r.ranks),
+                "p": [list(row) for row in r.p]}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mme", type=Path, required=True,
+                    help="mt-metrics-eval bare git dir or checkout")
+    ap.add_argument("--data", type=Path, default=DATA, help="shared data folder")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        mme = import_mme(args.mme, Path(tmp))
+        with Clock() as c_in:
+            all_cases = cases(args.data)
+        print(f"inputs (metric scores): {c_in}")
+        same = True
+        for case in all_cases:
+            with Clock() as c_ref:
+                ref = reference(mme, case)
+            with Clock() as c_ours:
+                got = ours(case)
+            name = case["bench"].name
+            print(f"== {name}: mt-metrics-eval {c_ref}; gecscope {c_ours}")
+            print(json.dumps({"reference": ref}, sort_keys=True))
+            for key in ("spa", "acc_eq", "tau_eq", "compare"):
+                for k, v in ref[key].items():
+                    ok = v == got[key][k]
+                    same &= ok
+                    print(f"{name} {key} {k}: {'equal' if ok else 'DIFFERENT'}"
+                          + ("" if ok else f"\n  reference {v}\n  gecscope  {got[key][k]}"))
+        print("all equal" if same else "SOME DIFFER")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
