@@ -178,6 +178,8 @@ LAYERS: dict[str, int] = {
     "gecscope.checks": 3,
     "gecscope.hypothesis": 3,
     "gecscope.retokenise": 3,
+    "gecscope.diagnostics": 3,
+    "gecscope.testsets": 3,
     "gecscope.metrics": 4,
     "gecscope.registry": 4,
     "gecscope.execution": 5,

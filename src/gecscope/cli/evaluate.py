@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
 
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
+    from gecscope.cli.check import print_summary
+
+    print_summary(data, hyps)  # one line on what `gecscope check` would find
     results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
                            getattr(args, "jobs", 1), getattr(args, "backend", "local"),
                            getattr(args, "address", None))

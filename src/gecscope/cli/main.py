@@ -30,6 +30,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "gecscope.cli.correct",
     "gecscope.cli.demo",
     "gecscope.cli.errant_tools",
+    "gecscope.cli.check",
 )
 
 

@@ -1,0 +1,747 @@
+"""Findings about an evaluation's inputs, each with its severity, file, lines and fix: what
+``gecscope check`` reports in full and ``gecscope evaluate`` summarises in one line.
+
+Every finding here is a way to get a wrong number with no error: shifted lines, empty lines,
+another character width than the references', a hypothesis that is the source or a
+reference, repeated lines, line ends and byte-order marks other tools read differently, and a
+test set recognised by hash with the scorer its papers report. The detokenisation, M2-role and
+Unicode-form checks stay in :mod:`gecscope.checks` (the warnings of every evaluation);
+:func:`warning_findings` turns them into findings, so each is detected in one place.
+
+The checks on sentences work on tokens (``Sequence[Sequence[str]]``) already read, so
+:func:`content_findings` is cheap enough to run on every evaluation; :func:`file_findings`
+reads a file's bytes again (line ends, BOM, encoding).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gecscope.testsets import KnownFile, identify
+from gecscope.types import Tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.data import EvalData, Hypothesis
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+#: line numbers kept per finding (the count is kept whole)
+MAX_LINES = 50
+
+Lines = Sequence[Tokens]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing found: ``code`` names the check (docs/check.md lists them), ``lines`` are
+    1-based line numbers of ``file`` (at most :data:`MAX_LINES`; ``count`` is how many there
+    were), ``fix`` says what to do (the flag to use)."""
+
+    code: str
+    severity: str
+    message: str
+    fix: str = ""
+    file: str | None = None
+    system: str | None = None
+    lines: tuple[int, ...] = ()
+    count: int = 0
+    #: a few words for one-line summaries ("lines 40-43 shifted")
+    short: str = ""
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def where(self) -> str:
+        """``file:lines`` ("NTHU:40-43", "AMU: 3 lines from 12"), or the file alone."""
+        where = self.file or self.system or ""
+        if self.lines:
+            where += f":{format_lines(self.lines, self.count)}"
+        return where
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "system": self.system,
+                "file": self.file, "lines": list(self.lines),
+                "line_count": self.count or len(self.lines), "message": self.message,
+                "fix": self.fix, "data": self.data}
+
+
+def format_lines(lines: Sequence[int], count: int = 0) -> str:
+    """``1-3,7`` for lines 1, 2, 3 and 7, with ``(+N more)`` past the ones kept."""
+    parts: list[str] = []
+    start = prev = None
+    for n in lines:
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            parts.append(f"{start}-{prev}" if prev != start else f"{start}")
+        start = prev = n
+    if start is not None:
+        parts.append(f"{start}-{prev}" if prev != start else f"{start}")
+    more = count - len(lines)
+    return ",".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _finding(code: str, severity: str, message: str, fix: str, *, file: str | None = None,
+             system: str | None = None, lines: Sequence[int] = (), short: str = "",
+             **data: Any) -> Finding:
+    return Finding(code, severity, message, fix, file, system, tuple(lines[:MAX_LINES]),
+                   len(lines), short or code, data)
+
+
+# -- files ------------------------------------------------------------------------------------
+
+#: characters str.splitlines() ends a line at (and Python's io does not): tools that split
+#: with it see more lines than gecscope, which splits at \n (and CR)
+_SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """A text file read without failing: its lines (line ends removed, nothing else) and how
+    its bytes looked."""
+
+    path: str
+    data: bytes
+    lines: list[str]
+    bom: bool
+    crlf: int
+    lone_cr: int
+    #: (line, byte offset) of the first byte that is not UTF-8, if any
+    bad_utf8: tuple[int, int] | None
+    nul_line: int | None
+
+
+def read_raw(path: str | Path) -> RawFile:
+    """``path`` read leniently (bad UTF-8 replaced), for checks that report what a reader
+    would refuse. A missing file raises :class:`OSError` (the caller reports it)."""
+    data = Path(path).read_bytes()
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    bad: tuple[int, int] | None = None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = (body[: exc.start].count(b"\n") + 1, exc.start)
+        text = body.decode("utf-8", errors="replace")
+    nul = body.find(b"\x00")
+    crlf = body.count(b"\r\n")
+    lone = body.count(b"\r") - crlf
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return RawFile(str(path), data, lines, body is not data, crlf, lone, bad,
+                   body[:nul].count(b"\n") + 1 if nul >= 0 else None)
+
+
+def file_findings(raw: RawFile, role: str) -> list[Finding]:
+    """What a file's bytes show: not UTF-8, NUL bytes, no content (errors: gecscope refuses
+    them); a BOM and CRLF line ends (gecscope reads them, other scorers may not); stray CRs
+    and other line separators (a line-count difference between tools)."""
+    f = raw.path
+    out: list[Finding] = []
+    if raw.bad_utf8 is not None:
+        line, offset = raw.bad_utf8
+        out.append(_finding("encoding", ERROR, f"{role} is not UTF-8 (byte offset {offset})",
+                            "convert it to UTF-8, e.g. `iconv -f LATIN1 -t UTF-8`",
+                            file=f, lines=[line], short="not UTF-8"))
+    if raw.nul_line is not None:
+        out.append(_finding("nul-bytes", ERROR, f"{role} contains NUL bytes (a binary or "
+                            "UTF-16 file?)", "give the text file, in UTF-8", file=f,
+                            lines=[raw.nul_line], short="NUL bytes"))
+    if not any(ln.strip() for ln in raw.lines):
+        out.append(_finding("empty-file", ERROR, f"{role} has no text", "give the right file",
+                            file=f, short="empty file"))
+    if raw.bom:
+        out.append(_finding("bom", INFO, f"{role} starts with a UTF-8 byte-order mark; gecscope "
+                            "drops it, but m2scorer and errant read it as part of the first "
+                            "token", "remove it for other tools: `sed -i '1s/^\\xEF\\xBB\\xBF//' "
+                            "FILE`", file=f, lines=[1], short="BOM"))
+    if raw.crlf:
+        lf = raw.data.count(b"\n") - raw.crlf
+        mixed = f" and {lf} LF" if lf else ""
+        out.append(_finding("crlf", INFO, f"{role} has {raw.crlf} CRLF (Windows){mixed} line "
+                            "ends; gecscope reads them as line ends, scripts that split at "
+                            "'\\n' keep a '\\r' on every token at a line end",
+                            "convert for other tools: `sed -i 's/\\r$//' FILE`", file=f,
+                            short="CRLF line ends", crlf=raw.crlf, lf=lf))
+    if raw.lone_cr:
+        where = [i + 1 for i, ln in enumerate(_lf_lines(raw)) if "\r" in ln.rstrip("\r")]
+        out.append(_finding("lone-cr", WARNING, f"{role} has {raw.lone_cr} carriage return(s) "
+                            "that do not end a CRLF: gecscope (and Python's text files) read "
+                            "each as a line end, `wc -l` and awk do not, so lines are counted "
+                            "differently", "remove them (`tr -d '\\r'`) or make them line ends "
+                            "on purpose", file=f, lines=where, short="stray CR"))
+    seps = [i + 1 for i, ln in enumerate(raw.lines) if any(c in ln for c in _SPLITLINES_ONLY)]
+    if seps:
+        out.append(_finding("line-separator", WARNING, f"{role} has Unicode line or page "
+                            "separators (U+2028, U+0085, form feed ...) inside lines: gecscope "
+                            "keeps them in the line, tools that split with str.splitlines() "
+                            "see more lines", "replace them by spaces", file=f, lines=seps,
+                            short="line separators"))
+    return out
+
+
+def _lf_lines(raw: RawFile) -> list[str]:
+    text = raw.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return text.split("\n")
+
+
+def testset_findings(raw: RawFile, role: str, registry: Iterable[KnownFile],
+                     metrics: Sequence[str] | None = None,
+                     said: set[tuple[str, str]] | None = None) -> list[Finding]:
+    """Which known test-set file ``raw`` is (an ``info`` finding with the scorer and flags its
+    papers report, plus the entry's own warning); a hypothesis that is a known reference or
+    source is a warning. ``metrics``: the metrics asked for, compared with the entry's
+    flags. ``said``: the (scorer, flags) already reported for another file (they are not
+    repeated), updated."""
+    match = identify(raw.data, registry)
+    if match is None:
+        return []
+    e = match.entry
+    how = "" if match.exact else (" (its normalised form: it differs from the registered "
+                                  "file only by line ends, a BOM or trailing blanks)")
+    out = []
+    if role == "hypothesis" and e.role != "system output":
+        out.append(_finding("hypothesis-is-testset", WARNING,
+                            f"the hypothesis is {e.name} ({e.role}){how}, not a system output",
+                            "give the system's output as --hyp", file=raw.path,
+                            short=f"hypothesis is {e.name}", testset=e.to_json()))
+        return out
+    text = f"{role} is {e.name}{how}"
+    fix = f"score with {e.flags}" if e.flags else ""
+    if said is not None and (e.scorer, e.flags) in said:
+        fix = ""  # said for another file of the same test set
+    else:
+        if e.scorer:
+            text += f"; its papers report {e.scorer}"
+        if e.note:
+            text += f" ({e.note})"
+        asked = list(metrics or [])
+        named = {t for t in e.flags.split() if t and not t.startswith("-")}
+        if asked and "-m" in e.flags.split() and not named & set(asked):
+            text += f"; you asked for {', '.join(asked)}"
+        if said is not None and (e.scorer or e.flags):
+            said.add((e.scorer, e.flags))
+    out.append(_finding("testset", INFO, text, fix, file=raw.path, short=e.name,
+                        testset=e.to_json(), exact=match.exact))
+    if e.warning:
+        out.append(_finding("testset-warning", WARNING, f"{role} is {e.name}: {e.warning}",
+                            fix or "see the registry entry", file=raw.path,
+                            short=f"{e.name}: {e.warning.split(';')[0]}", testset=e.to_json()))
+    return out
+
+
+# -- sentences --------------------------------------------------------------------------------
+
+
+def _similarity(a: Counter[str], b: Counter[str], na: int, nb: int) -> float:
+    """Dice coefficient of two token bags (1.0 for two empty lines)."""
+    if not na and not nb:
+        return 1.0
+    return 2 * sum((a & b).values()) / (na + nb)
+
+
+#: a line is in place when its similarity to its own source is at least this
+IN_PLACE = 0.7
+#: how far (in lines) a shifted line is looked for
+SHIFT_REACH = 3
+
+
+def shifted_runs(hypothesis: Lines, sources: Lines, *, min_run: int = 2,
+                 min_tokens: int = 3) -> list[tuple[int, int, int]]:
+    """Runs of lines where hypothesis line ``i`` is much closer to source line ``i + k``
+    (``0 < |k| <= SHIFT_REACH``) than to source line ``i``: ``(first, last, k)``, 0-based,
+    each at least ``min_run`` lines long. Cheap: a line in place (most) costs one
+    comparison of token bags."""
+    n = min(len(hypothesis), len(sources))
+    bags = [Counter(t.lower() for t in s) for s in sources]
+    shift: list[int] = [0] * n
+    in_place = [False] * n
+    for i in range(n):
+        h = hypothesis[i]
+        if len(h) < min_tokens:
+            continue
+        hb = Counter(t.lower() for t in h)
+        own = _similarity(hb, bags[i], len(h), len(sources[i]))
+        if own >= IN_PLACE:
+            in_place[i] = True
+            continue
+        best, best_k = own, 0
+        for k in range(-SHIFT_REACH, SHIFT_REACH + 1):
+            j = i + k
+            if k and 0 <= j < len(sources):
+                s = _similarity(hb, bags[j], len(h), len(sources[j]))
+                if s > best:
+                    best, best_k = s, k
+        if best_k and best >= 0.5 and best >= own + 0.25:
+            shift[i] = best_k
+    # a run takes in its neighbours that are closer to the shifted source than to their own,
+    # by any margin (NTHU's line 42 shares many words with both)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            k = next((shift[m] for m in (i - 1, i + 1) if 0 <= m < n and shift[m]), 0)
+            if shift[i] or not k or not 0 <= i + k < len(sources) or \
+                    len(hypothesis[i]) < min_tokens:
+                continue
+            hb = Counter(t.lower() for t in hypothesis[i])
+            own = _similarity(hb, bags[i], len(hypothesis[i]), len(sources[i]))
+            there = _similarity(hb, bags[i + k], len(hypothesis[i]), len(sources[i + k]))
+            if own < IN_PLACE and there >= 0.5 and there > own:
+                shift[i] = k
+                changed = True
+    runs = []
+    i = 0
+    while i < n:
+        if not shift[i]:
+            i += 1
+            continue
+        j = i
+        while True:  # a run goes on over up to 2 undecided lines (short, or unlike both)
+            nxt = next((m for m in range(j + 1, min(j + 4, n))
+                        if shift[m] or in_place[m]), None)
+            if nxt is not None and not shift[nxt] and 0 <= nxt + shift[i] < len(sources):
+                # in place, unless its shifted source is as close (near-duplicate sources)
+                hb = Counter(t.lower() for t in hypothesis[nxt])
+                lh = len(hypothesis[nxt])
+                if _similarity(hb, bags[nxt + shift[i]], lh, len(sources[nxt + shift[i]])) >= \
+                        _similarity(hb, bags[nxt], lh, len(sources[nxt])):
+                    shift[nxt] = shift[i]
+            if nxt is None or shift[nxt] != shift[i]:
+                break
+            j = nxt
+        if j - i + 1 >= min_run:
+            runs.append((i, j, shift[i]))
+        i = j + 1
+    return runs
+
+
+#: the full-width punctuation of Chinese text and its half-width (ASCII) form; NFKC maps all
+#: but the ideographic full stop, which has no compatibility form
+CJK_PUNCTUATION = {"，": ",", "。": ".", "？": "?", "！": "!", "：": ":", "；": ";", "（": "(",
+                   "）": ")"}
+
+
+def _compat_pairs(chars: Iterable[str]) -> dict[str, str]:
+    """Characters whose NFKC form differs (full-width letters and punctuation, ligatures,
+    '…'), with that form; whitespace forms (no-break space) are left out, tokens split
+    there anyway."""
+    out = {}
+    for c in chars:
+        if c in CJK_PUNCTUATION:
+            out[c] = CJK_PUNCTUATION[c]
+            continue
+        d = unicodedata.normalize("NFKC", c)
+        if d != c and d.strip() and not c.isspace():
+            out[c] = d
+    return out
+
+
+def width_findings(name: str, path: str | None, hypothesis: Lines,
+                   references: Sequence[Lines], sources: Lines | None = None) -> list[Finding]:
+    """Characters the hypothesis writes in another Unicode compatibility form than the
+    references (full-width '，' where they have ',', or the reverse; '…' against '...',
+    full-width letters and digits; the CJK punctuation ChERRANT's inputs use): each is an
+    edit no reference has. Without references, the sources are compared."""
+    against = [r for r in references if r] or ([sources] if sources else [])
+    if not against:
+        return []
+    hyp_lines = [" ".join(t) for t in hypothesis]
+    hyp_text = "\n".join(hyp_lines)
+    ref_text = "\n".join(" ".join(t) for r in against for t in r)
+    hyp_chars, ref_chars = Counter(hyp_text), Counter(ref_text)
+    pairs = _compat_pairs(set(hyp_chars) | set(ref_chars))
+    if not pairs:
+        return []
+    found: list[tuple[str, str, int]] = []  # (hypothesis form, references' form, count)
+    for c, d in sorted(pairs.items()):
+        hc, rc = hyp_chars[c], ref_chars[c]
+        hd = hyp_chars[d] if len(d) == 1 else hyp_text.count(d)
+        rd = ref_chars[d] if len(d) == 1 else ref_text.count(d)
+        # the references write c (not d) and the hypothesis d, or the reverse: once is
+        # enough when the references never use the hypothesis' form
+        if rc and (not rd and hd or rc > 4 * rd and hd > hc and hd >= 2):
+            found.append((d, c, hd))
+        elif rd and (not rc and hc or rd > 4 * rc and hc > hd and hc >= 2):
+            found.append((c, d, hc))
+    if not found:
+        return []
+    forms = {h for h, _, _ in found}
+    lines = [i + 1 for i, ln in enumerate(hyp_lines) if any(f in ln for f in forms)]
+    listed = ", ".join(f"'{h}' for '{r}' ({n})" for h, r, n in found[:8])
+    more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+    full = sum(1 for h, _, _ in found if unicodedata.east_asian_width(h[0]) in "FW")
+    kind = ("full-width" if full == len(found) else "half-width" if not full
+            else "other compatibility")
+    what = "the references" if references and any(references) else "the source"
+    return [_finding("width", WARNING,
+                     f"{name} writes {kind} forms where {what} have the other: {listed}{more}, "
+                     f"on {len(lines)} line(s); each is an edit no reference contains",
+                     "write the hypothesis in the references' forms (docs/check.md#width: "
+                     "NFKC gives the half-width ones; ChERRANT's inputs use full-width "
+                     "Chinese punctuation)", file=path, system=name, lines=lines,
+                     short=f"{kind} characters",
+                     pairs=[{"hypothesis": h, "references": r, "count": n}
+                            for h, r, n in found])]
+
+
+def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Lines,
+                     references: Sequence[Lines] = ()) -> list[Finding]:
+    """What the sentences show, line by line against the source: shifted runs, empty lines,
+    a hypothesis that is the source or a reference, repeated lines, other character forms
+    than the references'. ``hypothesis`` and ``sources`` may differ in length (the common
+    lines are compared)."""
+    out: list[Finding] = []
+    n = min(len(hypothesis), len(sources))
+    for first, last, k in shifted_runs(hypothesis, sources):
+        side = f"{abs(k)} line{'s' if abs(k) > 1 else ''} {'below' if k > 0 else 'above'}"
+        out.append(_finding(
+            "shift", WARNING,
+            f"{name}: lines {first + 1}-{last + 1} match the source {side} better than their "
+            f"own (hypothesis line i is source line i{k:+d}): a line was lost or added "
+            f"around line {first + 1 if k < 0 else first}, shifting what follows",
+            "repair the file (the system dropped, added, merged or split a line there); "
+            "for merged or split sentences score with --hyp-level auto",
+            file=path, system=name, lines=list(range(first + 1, last + 2)),
+            short=f"{name}: lines {first + 1}-{last + 1} shifted", offset=k))
+    empty = [i + 1 for i in range(n) if not hypothesis[i] and len(sources[i]) >= 2]
+    if empty:
+        out.append(_finding("empty-lines", WARNING,
+                            f"{name}: {len(empty)} empty line(s) where the source has text; "
+                            "scored as deleting the whole sentence",
+                            "check the system's output there (a failed request, a lost line); "
+                            "write the source back if it was meant unchanged",
+                            file=path, system=name, lines=empty,
+                            short=f"{name}: {len(empty)} empty lines"))
+    filled = [i + 1 for i in range(n) if hypothesis[i] and not sources[i]]
+    if filled:
+        out.append(_finding("text-for-empty-source", WARNING,
+                            f"{name}: {len(filled)} line(s) have text where the source line "
+                            "is empty", "align the file with the source (one line per source "
+                            "line, empty lines kept)", file=path, system=name, lines=filled,
+                            short=f"{name}: text for empty source lines"))
+    texts = [tuple(t) for t in hypothesis[:n]]
+    content = [i for i in range(n) if sources[i]]
+    if len(content) >= 10:
+        same = [i + 1 for i in content if texts[i] == tuple(sources[i])]
+        if len(same) >= 0.99 * len(content):
+            out.append(_finding(
+                "identical-to-source", WARNING,
+                f"{name}: {len(same)} of {len(content)} lines ({100 * len(same) / len(content):.0f}%) "
+                "are the source unchanged: the source given as the hypothesis, or the system "
+                "did not run", "give the system's output as --hyp (a do-nothing baseline looks "
+                "like this on purpose)", file=path, system=name, lines=[],
+                short=f"{name} is the source", share=len(same) / len(content)))
+        for k, ref in enumerate(references):
+            if len(ref) < n:
+                continue
+            hit = sum(1 for i in content if texts[i] == tuple(ref[i]))
+            changed = sum(1 for i in content if tuple(ref[i]) != tuple(sources[i]))
+            if changed and hit >= 0.95 * len(content) and \
+                    hit - (len(content) - changed) >= 0.9 * changed:
+                out.append(_finding(
+                    "identical-to-reference", WARNING,
+                    f"{name}: {hit} of {len(content)} lines are reference {k}: a reference "
+                    "given as the hypothesis", "give the system's output as --hyp",
+                    file=path, system=name, short=f"{name} is reference {k}", reference=k))
+                break
+    repeated = [i + 1 for i in range(1, n)
+                if len(texts[i]) >= 3 and texts[i] == texts[i - 1] and
+                tuple(sources[i]) != tuple(sources[i - 1]) and texts[i] != tuple(sources[i])]
+    if repeated:
+        out.append(_finding("repeated-lines", WARNING,
+                            f"{name}: {len(repeated)} line(s) repeat the line before while "
+                            "their sources differ (a retry written twice, a lost line)",
+                            "repair the file: each line is the output for its source line",
+                            file=path, system=name, lines=repeated,
+                            short=f"{name}: {len(repeated)} repeated lines"))
+    out += width_findings(name, path, hypothesis, references, sources)
+    return out
+
+
+def line_count_finding(name: str, path: str, got: int, expected: int, expected_from: str,
+                       raw_lines: Sequence[str] | None = None) -> Finding:
+    """An error: the hypothesis has another number of lines than the source, with what may
+    explain it (blank lines at the end, sentences split or merged)."""
+    tail = 0
+    for ln in reversed(raw_lines or ()):
+        if ln.strip():
+            break
+        tail += 1
+    why = f" (it ends with {tail} blank line(s))" if tail and got > expected else ""
+    if tail and got - tail == expected:
+        fix = "remove the blank lines at the end"
+    elif got > expected:
+        fix = ("if the system split sentences, score with --hyp-level auto (sentences "
+               "re-aligned to the source's); otherwise find the extra lines (see the shift "
+               "findings)")
+    else:
+        fix = ("if the system merged sentences or wrote paragraphs, score with --hyp-level "
+               "auto; otherwise find the lost lines (see the shift findings)")
+    return _finding("line-count", ERROR,
+                    f"{name} has {got} lines, {expected_from} has {expected}{why}", fix,
+                    file=path, system=name, short=f"{name}: {got} lines for {expected}",
+                    got=got, expected=expected)
+
+
+def warning_findings(name: str, path: str | None, warnings: Iterable[tuple[str, str]]
+                     ) -> list[Finding]:
+    """Findings for the warnings of :func:`gecscope.checks.input_warnings`-style checks,
+    given as ``(code, message)``: detokenised hypothesis, M2 with several annotators,
+    Unicode form."""
+    fixes = {"detokenised": "score with --hyp-tokenise auto (retokenises it the way the "
+                            "references were made), or tokenise the file first",
+             "m2-role": "give the system's M2 (one annotator) as --hyp and the references as -r",
+             "unicode-form": "normalise the file to NFC without zero-width characters"}
+    shorts = {"detokenised": "detokenised hypothesis", "m2-role": "M2 with several annotators",
+              "unicode-form": "Unicode normal form"}
+    return [_finding(code, WARNING, message, fixes.get(code, ""), file=path, system=name,
+                     short=f"{name}: {shorts.get(code, code)}")
+            for code, message in warnings if message]
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """How many findings of each severity."""
+    c = Counter(f.severity for f in findings)
+    return {s: c[s] for s in SEVERITIES}
+
+
+def summary_line(findings: Sequence[Finding], hint: str) -> str | None:
+    """One line for the errors and warnings among ``findings`` ("2 warnings (AMU: detokenised
+    hypothesis (above); NTHU: lines 40-43 shifted)") and ``hint``; ``None`` when there are
+    none, or when every one was printed in full already (``data["shown"]``)."""
+    serious = [f for f in findings if f.severity in (ERROR, WARNING)]
+    if all(f.data.get("shown") for f in serious):
+        return None  # nothing the warnings printed in full have not said
+    c = counts(serious)
+    parts = [f"{c[s]} {s}{'s' if c[s] > 1 else ''}" for s in (ERROR, WARNING) if c[s]]
+    shorts = list(dict.fromkeys(f.short + (" (above)" if f.data.get("shown") else "")
+                                for f in serious))
+    listed = "; ".join(shorts[:4]) + (f"; {len(shorts) - 4} more" if len(shorts) > 4 else "")
+    return f"{' and '.join(parts)} ({listed}); {hint}"
+
+
+# -- whole inputs -----------------------------------------------------------------------------
+
+
+def _error(exc: Exception, code: str = "unreadable") -> Finding:
+    """A reader's error as a finding (what ``gecscope evaluate`` would stop at)."""
+    from gecscope.errors import LengthMismatchError
+
+    path = getattr(exc, "path", None)
+    line = getattr(exc, "line", None)
+    message = getattr(exc, "message", None) or str(exc)
+    if isinstance(exc, LengthMismatchError):
+        code = "line-count"
+    return _finding(code, ERROR, message, "`gecscope evaluate` stops here: fix the file",
+                    file=path, lines=[line] if line else [], short=code)
+
+
+def _collect(out: list[Finding], caught: Iterable[warnings.WarningMessage],
+             path: str | None) -> None:
+    """The :class:`InputWarning` s a reader gave (what a file was read as) as findings."""
+    from gecscope.errors import InputWarning
+
+    for w in caught:
+        if issubclass(w.category, InputWarning):
+            out.append(_finding("read-as", WARNING, str(w.message),
+                                "give the format (--hyp-format) if it was meant otherwise",
+                                file=path, short="format guessed"))
+
+
+def check_files(references: Sequence[str], source: str | None, hypotheses: Sequence[str],
+                names: Sequence[str] | None = None, *, lang: Any = None,
+                hyp_format: str = "auto", registry: Iterable[KnownFile] = (),
+                metrics: Sequence[str] | None = None) -> list[Finding]:
+    """Every finding about an evaluation's files, as ``gecscope check`` reports them: what
+    makes ``gecscope evaluate`` stop (a wrong line count, a file it cannot read) is reported
+    as an error finding and the other checks still run on what could be read. Nothing is
+    annotated (no edit extraction): files are read as text, so it is fast in any language."""
+    from gecscope.checks import glued_share, system_names
+    from gecscope.errors import GecscopeError
+    from gecscope.formats.base import split_lines
+    from gecscope.formats.m2 import parse_m2
+    from gecscope.formats.parallel import NO_ERROR, parse_parallel
+    from gecscope.formats.references import (
+        corpus_references,
+        read_hypothesis_text,
+        read_references,
+    )
+    from gecscope.languages import as_language
+
+    tok = as_language(lang).tokeniser()
+    registry = list(registry)
+    out: list[Finding] = []
+    said: set[tuple[str, str]] = set()
+
+    def raw(path: str, role: str) -> RawFile | None:
+        try:
+            r = read_raw(path)
+        except OSError as exc:
+            out.append(_finding("unreadable", ERROR, f"{role}: cannot read it "
+                                f"({exc.strerror or exc})", "give the right path", file=path,
+                                short=f"{path} unreadable"))
+            return None
+        out.extend(file_findings(r, role))
+        out.extend(testset_findings(r, role, registry, metrics, said))
+        return r
+
+    ref_raws = [raw(p, "reference") for p in references]
+    src_raw = raw(source, "source") if source else None
+    sources: Lines | None = None
+    refs: list[Lines] = []
+    ref_ids: list[str] | None = None
+    m2_annotators: Sequence[int] = ()
+    origin = source or "the source"
+    plain = bool(references)
+    if len(references) == 1 and ref_raws[0] is not None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                rf = read_references(references[0], parallel=source is None)
+                if rf.rows is not None:
+                    sources = [tok(r.source) for r in rf.rows]
+                    per = [[tok(r.source if t.strip() == NO_ERROR else t)
+                            for t in r.targets] for r in rf.rows]
+                    refs = [[p[k % len(p)] for p in per]
+                            for k in range(max((len(p) for p in per), default=0))]
+                    ids = [r.id for r in rf.rows]
+                    ref_ids = ids if len(set(ids)) == len(ids) else None
+                    origin, plain = references[0], False
+                elif rf.m2 is not None:
+                    sources, refs = rf.m2.sources, list(corpus_references(rf.m2, rf.cycle))
+                    m2_annotators = rf.m2.annotators
+                    origin, plain = references[0], False
+                elif source is None:
+                    out.append(_finding("no-source", ERROR, "plain-text references need the "
+                                        "source file too", "give it with --source",
+                                        file=references[0], short="no --source"))
+            except GecscopeError as exc:
+                out.append(_error(exc))
+                plain = False
+        _collect(out, caught, references[0])
+    if sources is None and src_raw is not None:
+        sources = [tok(ln.strip()) for ln in src_raw.lines]
+    if plain and sources is not None:
+        for path, r in zip(references, ref_raws, strict=True):
+            if r is None:
+                continue
+            lines = [tok(ln.strip()) for ln in r.lines]
+            if len(lines) != len(sources):
+                out.append(line_count_finding(path, path, len(lines), len(sources), origin,
+                                              r.lines))
+            refs.append(lines)
+    ref_share = glued_share(refs[0]) if refs else None
+    labels = list(names) if names and len(names) == len(hypotheses) else \
+        system_names(hypotheses)
+    for path, name in zip(hypotheses, labels, strict=True):
+        r = raw(path, "hypothesis")
+        if r is None:
+            continue
+        tokens: Lines | None = None
+        hyp_m2 = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                fmt, text = read_hypothesis_text(path, hyp_format)
+                if fmt == "m2":
+                    hyp_m2 = parse_m2(text, path)
+                    tokens = hyp_m2.hypotheses()
+                elif fmt == "parallel":
+                    rows = parse_parallel(text, path, targets=1)
+                    tokens = _by_id(out, path, [r.id for r in rows],
+                                    [tok(r.targets[0]) for r in rows], ref_ids)
+                else:
+                    tokens = [tok(ln.strip()) for ln in split_lines(text)]
+            except GecscopeError as exc:
+                out.append(_error(exc))
+        _collect(out, caught, path)
+        if tokens is None:
+            tokens = [tok(ln.strip()) for ln in r.lines]
+        if sources is None:
+            continue
+        if len(tokens) != len(sources):
+            out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
+                                          r.lines))
+        out.extend(content_findings(name, path, tokens, sources, refs))
+        out.extend(_input_warnings(name, path, tokens, sources, ref_share,
+                                   hyp_m2.annotators if hyp_m2 is not None else None,
+                                   m2_annotators))
+    return out
+
+
+def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,
+                    ref_share: float | None, hyp_annotators: Sequence[int] | None,
+                    ref_annotators: Sequence[int]) -> list[Finding]:
+    """The checks of :func:`gecscope.checks.input_warnings` (detokenised, M2 role, Unicode
+    form) as findings."""
+    from gecscope.checks import m2_role_warning, tokenisation_warning, unicode_form_warning
+
+    said = []
+    if ref_share is not None:
+        said.append(("detokenised", tokenisation_warning(name, tokens, ref_share)))
+    if hyp_annotators is not None:
+        said.append(("m2-role", m2_role_warning(name, hyp_annotators, ref_annotators)))
+    said.append(("unicode-form", unicode_form_warning(name, tokens, sources, path)))
+    return warning_findings(name, path, [(c, m) for c, m in said if m])
+
+
+def _by_id(out: list[Finding], path: str, ids: list[str], tokens: list[Tokens],
+           ref_ids: list[str] | None) -> list[Tokens]:
+    """A parallel hypothesis' sentences in the references' order (matched by id, as
+    ``evaluate`` does); ids the references do not have are an error finding."""
+    if ref_ids is None or ids == ref_ids:
+        return tokens
+    position = {k: i for i, k in enumerate(ids)}
+    unknown = [i + 1 for i, k in enumerate(ids) if k not in set(ref_ids)]
+    missing = [k for k in ref_ids if k not in position]
+    if unknown or missing or len(position) != len(ids):
+        out.append(_finding("ids", ERROR, f"its ids are not the references' ({len(unknown)} "
+                            f"unknown, {len(missing)} missing, {len(ids) - len(position)} "
+                            "repeated)", "give one line per reference id", file=path,
+                            lines=unknown, short="ids differ"))
+        return tokens
+    out.append(_finding("reordered", INFO, "its lines are in another order than the "
+                        "references'; evaluate matches them by id", "", file=path,
+                        short="matched by id"))
+    return [tokens[position[k]] for k in ref_ids]
+
+
+def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
+                        registry: Iterable[KnownFile] = ()) -> list[Finding]:
+    """The cheap findings for inputs that were read and checked (``gecscope evaluate``'s
+    one-line summary): the sentences' (:func:`content_findings`), the hypothesis files'
+    bytes, the registry's warning for a reference file, and those of
+    :func:`gecscope.checks.input_warnings`, marked ``data["shown"]`` (``evaluate`` has
+    printed them in full)."""
+    from gecscope.checks import GLUED_SHARE, glued_share
+
+    out: list[Finding] = []
+    ref_share = None
+    if data.has_references and data.references:
+        ref_share = data.slot(GLUED_SHARE, lambda: glued_share(data.references[0]))
+    ref_annotators = data.m2.annotators if data.m2 is not None else ()
+    registry = list(registry)
+    for p in data.reference_paths:
+        if not p.startswith("<") and Path(p).is_file():
+            out += [f for f in testset_findings(read_raw(p), "reference", registry)
+                    if f.severity != INFO]
+    refs = data.references if data.has_references else []
+    for h in hyps:
+        if h.path and h.path != "-" and Path(h.path).is_file():
+            raw = read_raw(h.path)
+            out += [f for f in file_findings(raw, "hypothesis") if f.severity != INFO]
+            out += [f for f in testset_findings(raw, "hypothesis", registry)
+                    if f.severity != INFO]
+        out += content_findings(h.name, h.path, h.tokens, data.sources, refs)
+        for f in _input_warnings(h.name, h.path, h.tokens, data.sources, ref_share,
+                                 h.m2.annotators if h.m2 is not None else None,
+                                 ref_annotators):
+            f.data["shown"] = True
+            out.append(f)
+    return out
