@@ -467,3 +467,34 @@ def test_edits_are_coloured_by_attribution(attributed_page: tuple) -> None:
     assert {t: float(v) for t, v in cells if v is not None} == over
     assert "toy-editf scores the corpus only" in browser.js(
         "document.querySelector('.attr-note').textContent")
+
+
+def test_plain_text_references_and_attributed_edits(chromium: str, tmp_path: Path) -> None:
+    # plain-text references: no edit outcomes, so the hypothesis edits shown are the
+    # attributed ones (no outcome), and each reference line shows the reference's text
+    from gecscope.reports.attribution import AttributionRequest
+
+    toy = _load_toy_metrics()
+    gold, hyps = toy.toy_corpus()
+    refs = [[" ".join(s.reference(a)) for s in gold.m2] for a in (0, 1)]
+    data = EvalData.from_texts([" ".join(s) for s in gold.sources], refs,
+                               tokenise="whitespace")
+    metric = toy.ExactMatch()
+    results = [metric.evaluate(data, h) for h in hyps]
+    report = build_report(data, hyps, results, [metric],
+                          attribution=AttributionRequest("shapley"))
+    path = tmp_path / "plain.html"
+    write_report_html(path, report)
+    for browser in _open(chromium, path):
+        lines = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                           "'.card[data-index=\"1\"] .line.ref .txt'),"
+                           "function(t){return t.textContent;})")
+        assert lines == refs[0][1:2] + refs[1][1:2]  # "She likes apples ." / "She likes apple s ."
+        got = browser.js(EDITS + "('.card[data-index=\"0\"] .line.hyp[data-system=\"over\"] "
+                         ".e')")
+        shares = report.attributions["toy-exact"].shares["over"][0].edits
+        assert [(e["v"], "edit" in e["cls"]) for e in got] == [(s.value, True) for s in shares]
+        # the reference text is searched too
+        browser.js("(function(){var s=document.getElementById('f-search');s.value='apples';"
+                   "s.dispatchEvent(new Event('input'));})()")
+        assert browser.js(CARDS) == [1]

@@ -343,8 +343,11 @@ def _browser_data(report: Report) -> dict[str, Any]:
              for name in attributed}
     sents = []
     for s in report.sentences:
+        # a plain-text reference has no edits to draw over the source: its text instead
         refs = [[r.annotator, [[e["start"], e["end"], e["correction"], ti(e["type"])]
-                               for e in r.edits]] for r in s.references]
+                               for e in r.edits],
+                 r.text if not r.edits and r.text != s.source else None]
+                for r in s.references]
         per_sys: list[Any] = []
         for name in systems:
             ss = s.systems.get(name)
@@ -492,7 +495,7 @@ function matchesSentence(s,f){
   if(f.oc!==null||f.ty!==null){
     if(!syss.some(function(k){var x=s[2][k];return x&&x[2].some(ok);}))return false;}
   if(f.q){var toks=s[0].split(' ');
-    var hay=[s[0]].concat(s[1].map(function(r){return applyEdits(toks,r[1].map(function(e){
+    var hay=[s[0]].concat(s[1].map(function(r){return r[2]?r[2]:applyEdits(toks,r[1].map(function(e){
       return [e[0],e[1],e[2],e[3],0];}));}));
     syss.forEach(function(k){var x=s[2][k];if(x)hay.push(x[0]!==null?x[0]:applyEdits(toks,x[2]));});
     if(hay.join('\n').toLowerCase().indexOf(f.q)<0)return false;}
@@ -502,7 +505,7 @@ function card(i,f){
   var h=['<div class="card" data-index="'+i+'"><div class="idx">sentence '+(i+1)+'</div>'];
   h.push('<div class="line src"><span class="lab">source</span><span class="txt">'+esc(s[0])+'</span></div>');
   s[1].forEach(function(r){h.push('<div class="line ref"><span class="lab">reference '+r[0]+
-    '</span><span class="txt">'+render(toks,r[1],'ref',null)+'</span></div>');});
+    '</span><span class="txt">'+(r[2]?esc(r[2]):render(toks,r[1],'ref',null))+'</span></div>');});
   visibleSystems(f).forEach(function(k){var x=s[2][k];if(!x)return;
     var sc=x[3].map(function(v,m){return v===null||v===undefined?'':D.metrics[m]+' '+v.toFixed(3);})
       .filter(Boolean).join(' · ');
