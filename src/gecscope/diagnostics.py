@@ -118,8 +118,11 @@ class RawFile:
 
 def read_raw(path: str | Path) -> RawFile:
     """``path`` read leniently (bad UTF-8 replaced), for checks that report what a reader
-    would refuse. A missing file raises :class:`OSError` (the caller reports it)."""
-    data = Path(path).read_bytes()
+    would refuse; ``-`` is standard input (read once, kept for the readers after). A missing
+    file raises :class:`~gecscope.errors.FormatError` (the caller reports it)."""
+    from gecscope.formats.base import read_bytes
+
+    data = read_bytes(path)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     bad: tuple[int, int] | None = None
     try:
@@ -582,10 +585,10 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
     def raw(path: str, role: str) -> RawFile | None:
         try:
             r = read_raw(path)
-        except OSError as exc:
-            out.append(_finding("unreadable", ERROR, f"{role}: cannot read it "
-                                f"({exc.strerror or exc})", "give the right path", file=path,
-                                short=f"{path} unreadable"))
+        except (OSError, GecscopeError) as exc:
+            why = getattr(exc, "message", None) or getattr(exc, "strerror", None) or exc
+            out.append(_finding("unreadable", ERROR, f"{role}: cannot read it ({why})",
+                                "give the right path", file=path, short=f"{path} unreadable"))
             return None
         out.extend(file_findings(r, role))
         out.extend(testset_findings(r, role, registry, metrics, said))
@@ -728,13 +731,14 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
     registry = list(registry)
     for p in data.reference_paths:
-        if not p.startswith("<") and Path(p).is_file():
-            out += [f for f in testset_findings(read_raw(p), "reference", registry)
+        raw = _read_quietly(p)
+        if raw is not None:
+            out += [f for f in testset_findings(raw, "reference", registry)
                     if f.severity != INFO]
     refs = data.references if data.has_references else []
     for h in hyps:
-        if h.path and h.path != "-" and Path(h.path).is_file():
-            raw = read_raw(h.path)
+        raw = _read_quietly(h.path)
+        if raw is not None:
             out += [f for f in file_findings(raw, "hypothesis") if f.severity != INFO]
             out += [f for f in testset_findings(raw, "hypothesis", registry)
                     if f.severity != INFO]
@@ -745,3 +749,16 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
             f.data["shown"] = True
             out.append(f)
     return out
+
+
+def _read_quietly(path: str | None) -> RawFile | None:
+    """The file at ``path`` (a file already read by the evaluation), or ``None`` when there
+    is none (in-memory data)."""
+    from gecscope.errors import GecscopeError
+
+    if not path or path.startswith("<"):
+        return None
+    try:
+        return read_raw(path)
+    except (OSError, GecscopeError):
+        return None

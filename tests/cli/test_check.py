@@ -249,6 +249,9 @@ def test_json_schema_and_exit_codes(capsys, plain: tuple[Path, Path], tmp_path: 
     rc, report = check_json(capsys, "-s", str(src), "-r", str(short), "--hyp", str(clean))
     assert rc == EXIT_ERRORS and codes(report)["line-count"]["file"] == str(short)
     assert main(["check", "--hyp", str(clean)]) == 64  # neither references nor source
+    rc, report = check_json(capsys, "-s", str(src), "-r", str(ref), "--hyp",
+                            str(tmp_path / "missing.txt"), str(clean))
+    assert rc == EXIT_ERRORS and "file not found" in codes(report)["unreadable"]["message"]
 
 
 def test_user_registry_entries(capsys, plain: tuple[Path, Path], tmp_path: Path,
