@@ -120,3 +120,15 @@ def test_bad_attribution_options_are_usage_errors(sample: dict[str, Path],
                   str(sample["AMU"]), "--cat", "2", *extra])
         assert exc.value.code not in (0, None)
         assert extra[0] in capsys.readouterr().err
+
+
+def test_attribution_nothing_shows_is_said(sample: dict[str, Path],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["-m", "gleu", "-r", str(sample["references"]), "--attribution", "shapley",
+            "--hyp", str(sample["AMU"])]
+    assert main(["evaluate", *argv]) == 0
+    captured = capsys.readouterr()
+    assert "--attribution: nothing shows attributions here" in captured.err
+    assert "attribution (" not in captured.out
+    assert main(["compare", *argv, str(sample["CAMB"]), "--bootstrap", "10"]) == 0
+    assert "compare shows attributions only in --html" in capsys.readouterr().err

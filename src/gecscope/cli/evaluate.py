@@ -125,7 +125,13 @@ def run(args: argparse.Namespace) -> int:
                            getattr(args, "address", None))
     fmt = args.format
     types = fmt == "json" or bool(args.cat and fmt != "tsv")  # per-type tables are shown
-    attribution = attribution_request(args, results, cat=bool(args.cat and fmt != "tsv"))
+    shown = bool(args.cat and fmt != "tsv") or fmt == "json" or bool(
+        getattr(args, "html", None) or getattr(args, "json_out", None))
+    if getattr(args, "attribution", None) and not shown:
+        print("gecscope: warning: --attribution: nothing shows attributions here; give --cat N, "
+              "--html, --json-out or --format json", file=sys.stderr)
+    attribution = attribution_request(args, results, cat=bool(args.cat and fmt != "tsv")) \
+        if shown else None
 
     def progress(msg: str) -> None:
         if not args.quiet and (getattr(args, "progress", False) or sys.stderr.isatty()):
