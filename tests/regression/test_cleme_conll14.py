@@ -8,7 +8,8 @@ Golden values and their provenance:
 * THUKElab/CLEME e90abea (v1.1), run here: CLEME2.0-dep rows of four systems at both levels
   (``CLEME_E90ABEA_DEPENDENT``; all 13 systems x {dep, ind} x {corpus, sentence} were equal).
 * The other pins are gecscope's own output (regression guards; the full table is in
-  docs/cleme.md, produced by benchmarks/cleme_conll14.py).
+  docs/cleme.md, produced by benchmarks/cleme_conll14.py), with the default options (the
+  tool's behaviour) and with every ``fix_*`` option on (gecscope's corrections).
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def test_cleme_readme_amu_dependent_corpus_length(data: EvalData, errant_dir: Pa
     assert actual == \
         (313.51, 871.80, 1181.71, 6312)
     # the reference code's 4-dp rounding in the best-reference choice changes nothing here
-    compat = CLEMEMetric(compat=True).score(data, _hyp(errant_dir, "AMU"))
-    assert compat.details["chosen_refs"] == score.details["chosen_refs"]
+    exact = CLEMEMetric(fix_rounding=True).score(data, _hyp(errant_dir, "AMU"))
+    assert exact.details["chosen_refs"] == score.details["chosen_refs"]
 
 
 @pytest.fixture(scope="module")
@@ -88,24 +89,41 @@ def test_docs_table_is_up_to_date(full_table: tuple[Any, dict]) -> None:
         "regenerate with: python benchmarks/cleme_conll14.py --update-docs docs/cleme.md"
 
 
+FIXES = {"fix_sentence_weights": True, "fix_rounding": True, "fix_sentence_beta": True,
+         "fix_zero_weights": True}
+
+
 def test_pinned_cleme_values(data: EvalData, errant_dir: Path) -> None:
     camb, post, ipn = (_hyp(errant_dir, s) for s in ("CAMB", "POST", "IPN"))
     got = {
         "CAMB dep corpus unw": CLEMEMetric(weighting="none").score(data, camb).fields,
         "CAMB ind corpus len": CLEMEMetric(assumption="independent").score(data, camb).fields,
         "POST dep sentence len": CLEMEMetric(level="sentence").score(data, post).fields,
+        "POST dep sentence len, fixes": CLEMEMetric(level="sentence", **FIXES)
+        .score(data, post).fields,
         "IPN ind sentence unw": CLEMEMetric(level="sentence", assumption="independent",
                                             weighting="none").score(data, ipn).fields,
+        "IPN ind sentence unw, fixes": CLEMEMetric(level="sentence", assumption="independent",
+                                                   weighting="none", **FIXES)
+        .score(data, ipn).fields,
     }
+    # default: the tool's corpus length settings at sentence level, values rounded to 4 dp
     want = {
+        "POST dep sentence len": {"F": 0.314104, "P": 0.511871, "R": 0.500591, "Acc": 0.772212,
+                                  "TP": 332.516944, "FP": 1246.935728, "FN": 1157.195993,
+                                  "TN": 6449},
+        "IPN ind sentence unw": {"F": 0.255651, "P": 0.674246, "R": 0.40106, "Acc": 0.798277,
+                                 "TP": 39, "FP": 488, "FN": 1382, "TN": 6664},
         "CAMB dep corpus unw": {"F": 0.316674, "P": 0.310947, "R": 0.34186, "Acc": 0.740128,
                                 "TP": 588, "FP": 1303, "FN": 1132, "TN": 6347},
         "CAMB ind corpus len": {"F": 0.281625, "P": 0.261118, "R": 0.410616, "Acc": 0.775323,
                                 "TP": 488.48179, "FP": 1382.251936, "FN": 701.149942, "TN": 6701},
-        "POST dep sentence len": {"F": 0.333391, "P": 0.531838, "R": 0.506896, "Acc": 0.783822,
-                                  "TP": 469.881204, "FP": 951.42088, "FN": 1333, "TN": 6449},
-        "IPN ind sentence unw": {"F": 0.255651, "P": 0.674246, "R": 0.40106, "Acc": 0.798272,
-                                 "TP": 39, "FP": 488, "FN": 1382, "TN": 6664},
+        "POST dep sentence len, fixes": {"F": 0.333391, "P": 0.531838, "R": 0.506896,
+                                         "Acc": 0.783822, "TP": 469.881204, "FP": 951.42088,
+                                         "FN": 1333, "TN": 6449},
+        "IPN ind sentence unw, fixes": {"F": 0.255651, "P": 0.674246, "R": 0.40106,
+                                        "Acc": 0.798272, "TP": 39, "FP": 488, "FN": 1382,
+                                        "TN": 6664},
     }
     assert got == {k: pytest.approx(v, abs=1e-6) for k, v in want.items()}
 
@@ -115,9 +133,10 @@ def test_pinned_cleme2_values(data: EvalData, errant_dir: Path) -> None:
     keys = ("Score", "Hit", "Wrong", "Under", "Over", "TP", "FP_ne", "FP_un", "FN")
     got = {
         "CAMB dep corpus": CLEME2Metric().score(data, camb).fields,
-        "CAMB ind sentence": CLEME2Metric(level="sentence", assumption="independent")
-        .score(data, camb).fields,
-        "POST dep sentence": CLEME2Metric(level="sentence").score(data, post).fields,
+        "CAMB ind sentence": CLEME2Metric(level="sentence", assumption="independent",
+                                          fix_sentence_factors=True).score(data, camb).fields,
+        "POST dep sentence": CLEME2Metric(level="sentence", fix_sentence_factors=True)
+        .score(data, post).fields,
     }
     got = {k: {x: v[x] for x in keys} for k, v in got.items()}
     want = {
@@ -133,8 +152,8 @@ def test_pinned_cleme2_values(data: EvalData, errant_dir: Path) -> None:
 
 # What THUKElab/CLEME at e90abea (v1.1, HEAD) printed when run here on the same M2 files (its
 # CLEME2.0 scorer, unweighted, dependent): TP, FP, FN, TN, FP_ne, FP_un and Score. The tool's
-# scorer applies one factor set to both levels, by default the corpus one, so the sentence rows
-# are compared with those factors.
+# scorer applies one factor set to both levels, by default the corpus one: gecscope's default
+# too (fix_sentence_factors=True takes the paper's sentence factors).
 CLEME_E90ABEA_DEPENDENT = {
     ("AMU", "corpus"): ((381, 816, 1358, 6300, 279, 537), 0.46319825828197847),
     ("AMU", "sentence"): ((375, 822, 1599, 6059, 291, 531), 0.49557766314816615),
@@ -145,14 +164,10 @@ CLEME_E90ABEA_DEPENDENT = {
     ("UFC", "corpus"): ((32, 18, 1773, 6279, 12, 6), 0.40324600990643916),
     ("UFC", "sentence"): ((32, 18, 1980, 6072, 10, 8), 0.4526848900591278),
 }
-CORPUS_FACTORS = {"factor_hit": 0.45, "factor_wrong": 0.35, "factor_under": 0.15,
-                  "factor_over": 0.05}
-
-
 @pytest.mark.parametrize(("system", "level"), sorted(CLEME_E90ABEA_DEPENDENT))
 def test_cleme2_dependent_equals_the_released_code(data: EvalData, errant_dir: Path,
                                                    system: str, level: str) -> None:
-    metric = CLEME2Metric(level=level, assumption="dependent", **CORPUS_FACTORS)
+    metric = CLEME2Metric(level=level, assumption="dependent")  # the defaults
     f = metric.score(data, _hyp(errant_dir, system)).fields
     counts = tuple(int(f[k]) for k in ("TP", "FP", "FN", "TN", "FP_ne", "FP_un"))
     counts_want, score_want = CLEME_E90ABEA_DEPENDENT[(system, level)]

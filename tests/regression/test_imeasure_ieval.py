@@ -76,8 +76,8 @@ def gold300(conll14: Path, tmp_path_factory: pytest.TempPathFactory):  # type: i
 def test_first_300_conll14_sentences_equal_ieval(conll14: Path, gold300, system: str,  # type: ignore[no-untyped-def]
                                                  mode: str) -> None:
     hyps = read_tokens(conll14 / "submissions" / system, expected=1312)[:N]
-    # tie_i=floor: the tool's I on a tie, which its reference choice also uses
-    metric = IMeasureMetric(tie_i="floor", **OPTIONS[mode])
+    # the defaults: the tool's I on a tie (floor), which its reference choice also uses
+    metric = IMeasureMetric(**OPTIONS[mode])
     fields = metric.aggregate(metric.sentence_stats_gold(gold300, hyps)).fields
     for aspect in ("d", "c"):
         actual = [fields[f"{aspect}_{k}"] if k in COLUMNS[:5] else round(100 * fields[f"{aspect}_{k}"], 2)
@@ -106,7 +106,7 @@ IEVAL_FC79FDF_MIX_SENTENCES = {
 def test_mixed_mode_sentences_equal_ieval(conll14: Path, gold300, system: str,  # type: ignore[no-untyped-def]
                                           sentence: int) -> None:
     hyps = read_tokens(conll14 / "submissions" / system, expected=1312)[:N]
-    metric = IMeasureMetric(tie_i="floor")
+    metric = IMeasureMetric()
     row = metric.sentence_rows(metric.sentence_stats_gold(gold300, hyps))[sentence - 1]
     want = IEVAL_FC79FDF_MIX_SENTENCES[system, sentence]
     for aspect in ("d", "c"):  # both aspects print the same row for these sentences

@@ -43,18 +43,24 @@ def test_cleme_dependent_corpus_unweighted(toy: tuple[EvalData, Hypothesis]) -> 
     assert res.score.value == pytest.approx(f)
     assert res.score.main == "F"
     assert res.score.details["chosen_refs"] == [0, 0, 0]
-    # per-sentence F of the best reference
+    # per-sentence F of the best reference, rounded to 4 decimals as THUKElab/CLEME v1.1 does
     f1 = 1.25 * (1 / 3) * 0.5 / (0.25 / 3 + 0.5)
-    assert res.sentence_scores == pytest.approx([f1, 1.0, 1.0])
+    assert res.sentence_scores == pytest.approx([round(f1, 4), 1.0, 1.0])
+    exact = CLEMEMetric(weighting="none", fix_rounding=True).evaluate(data, hyp)
+    assert exact.sentence_scores == pytest.approx([f1, 1.0, 1.0])
 
 
 def test_cleme_sentence_level_and_independent(toy: tuple[EvalData, Hypothesis]) -> None:
     data, hyp = toy
-    sent = CLEMEMetric(weighting="none", level="sentence").score(data, hyp)
+    sent = CLEMEMetric(weighting="none", level="sentence", fix_rounding=True).score(data, hyp)
     f1 = 1.25 * (1 / 3) * 0.5 / (0.25 / 3 + 0.5)
     assert sent.fields == pytest.approx(
         {"F": (f1 + 2) / 3, "P": (1 / 3 + 2) / 3, "R": (0.5 + 2) / 3, "Acc": (4 / 7 + 2) / 3,
          "TP": 2, "FP": 2, "FN": 1, "TN": 6})
+    # the default: THUKElab/CLEME v1.1 averages sentence values rounded to 4 decimals
+    tool = CLEMEMetric(weighting="none", level="sentence").score(data, hyp)
+    assert tool.fields["F"] == pytest.approx((round(f1, 4) + 2) / 3)
+    assert tool.fields["Acc"] == pytest.approx((round(4 / 7, 4) + 2) / 3)
     ind = CLEMEMetric(weighting="none", assumption="independent").score(data, hyp)
     assert ind.fields == pytest.approx(
         {"F": 0.75, "P": 0.75, "R": 0.75, "Acc": 9 / 11, "TP": 3, "FP": 1, "FN": 1, "TN": 6})
@@ -69,13 +75,17 @@ def test_cleme2_corpus_and_sentence(toy: tuple[EvalData, Hypothesis]) -> None:
          "Wrong": 0.25, "Under": 0.25, "Over": 0.25, "TP": 2, "FP": 2, "FP_ne": 1, "FP_un": 1,
          "FN": 1, "TN": 6})
     assert corpus.main == "Score"
-    sent = CLEME2Metric(level="sentence").evaluate(data, hyp)
+    sent = CLEME2Metric(level="sentence", fix_sentence_factors=True).evaluate(data, hyp)
     s1 = 0.35 / 3 + 0.25 * 2 / 3 + 0.20 * 2 / 3 + 0.20 * 2 / 3
     s2 = 0.25 + 0.20 + 0.20  # nothing to correct and no edit: 1 - factor_hit
     assert sent.sentence_scores == pytest.approx([s1, s2, 1.0])
     assert sent.score.fields == pytest.approx(
         {"Score": (s1 + s2 + 1) / 3, "Hit": (1 / 3 + 1) / 3, "Wrong": 1 / 9, "Under": 1 / 9,
          "Over": 1 / 9, "TP": 2, "FP": 2, "FP_ne": 1, "FP_un": 1, "FN": 1, "TN": 6})
+    # the default: THUKElab/CLEME v1.1 scores sentences with the corpus factors
+    tool = CLEME2Metric(level="sentence").evaluate(data, hyp)
+    t1 = 0.45 / 3 + 0.35 * 2 / 3 + 0.15 * 2 / 3 + 0.05 * 2 / 3
+    assert tool.sentence_scores == pytest.approx([t1, 0.35 + 0.15 + 0.05, 1.0])
     custom = CLEME2Metric(factor_hit=1.0, factor_wrong=0.0, factor_under=0.0, factor_over=0.0)
     assert custom.score(data, hyp).value == pytest.approx(0.5)
 
@@ -109,13 +119,22 @@ def test_length_weight_function() -> None:
     assert length_weight(1000, 2.0, 0.0, 0.75, 1.25, reverse=True) == 0.75
 
 
-def test_sentence_level_length_settings_and_compat_switch() -> None:
-    cfg = CLEMEMetric.Config(level="sentence")
+def test_sentence_level_length_settings_and_the_fix() -> None:
+    cfg = CLEMEMetric.Config(level="sentence", fix_sentence_weights=True)
     assert cfg.length_params() == LENGTH_SENTENCE["dependent"]
-    ind = CLEMEMetric.Config(level="sentence", assumption="independent")
+    ind = CLEMEMetric.Config(level="sentence", assumption="independent",
+                             fix_sentence_weights=True)
     assert ind.length_params() == LENGTH_SENTENCE["independent"]
-    # THUKElab/CLEME v1.1 ignores the sentence-level settings: compat reproduces that
-    assert CLEMEMetric.Config(level="sentence", compat=True).length_params() == LENGTH_CORPUS
+    # THUKElab/CLEME v1.1 ignores the sentence-level settings: the default reproduces that
+    assert CLEMEMetric.Config(level="sentence").length_params() == LENGTH_CORPUS
+    assert CLEME2Metric.Config(level="sentence").length_params() == LENGTH_CORPUS
+    # the former spelling: compat=false switched every fix on, compat=true none
+    old = CLEMEMetric.Config(level="sentence", compat=False)
+    assert old.length_params() == LENGTH_SENTENCE["dependent"]
+    assert (old.fix_rounding, old.fix_sentence_beta, old.fix_zero_weights, old.compat) == \
+        (True, True, True, None)
+    assert CLEMEMetric.Config(compat=True) == CLEMEMetric.Config()
+    assert CLEME2Metric.Config(compat=False).fix_sentence_factors is True
     assert CLEMEMetric.Config(level="corpus").length_params() == LENGTH_CORPUS
     assert CLEMEMetric.Config(length_alpha=3.0).length_params().alpha == 3.0
 
@@ -124,31 +143,32 @@ def _stats(tp: int, fp: int, fn: int, tn: int = 0) -> RefChunkStats:
     return RefChunkStats(tp=(1,) * tp, fp_un=(1,) * fp, fn=(1,) * fn, tn=tn)
 
 
-def test_four_decimal_rounding_in_corpus_selection_only_in_compat_mode() -> None:
+def test_four_decimal_rounding_in_corpus_selection_unless_fixed() -> None:
     # cumulative F is 0.5 after sentence 1; ref A keeps it at exactly 0.5, ref B gives 0.49999
     # (1 TP, 2 FP). Rounded to 4 dp both are 0.5 and the tie goes to B's larger TP.
     stats = [CLEMEStats((_stats(10000, 10000, 10000),)),
              CLEMEStats((_stats(0, 0, 0), _stats(1, 2, 0)))]
-    exact = CLEMEMetric(weighting="none").aggregate(stats)
+    exact = CLEMEMetric(weighting="none", fix_rounding=True).aggregate(stats)
     assert exact.details["chosen_refs"] == [0, 0]
-    compat = CLEMEMetric(weighting="none", compat=True).aggregate(stats)
+    compat = CLEMEMetric(weighting="none").aggregate(stats)
     assert compat.details["chosen_refs"] == [0, 1]
     actual = (compat.fields["TP"], compat.fields["FP"])
     assert actual == (10001, 10002)
 
 
-def test_sentence_level_beta_is_honoured_unless_compat() -> None:
+def test_sentence_level_beta_is_honoured_when_fixed() -> None:
     stats = [CLEMEStats((_stats(1, 1, 3),))]
     p, r = 0.5, 0.25
     f1 = 2 * p * r / (p + r)
-    assert CLEMEMetric(weighting="none", level="sentence", beta=1.0).aggregate(stats).value == \
-        pytest.approx(f1)
+    fixed = CLEMEMetric(weighting="none", level="sentence", beta=1.0, fix_sentence_beta=True,
+                        fix_rounding=True)
+    assert fixed.aggregate(stats).value == pytest.approx(f1)
     f05 = 1.25 * p * r / (0.25 * p + r)
-    got = CLEMEMetric(weighting="none", level="sentence", beta=1.0, compat=True).aggregate(stats)
+    got = CLEMEMetric(weighting="none", level="sentence", beta=1.0).aggregate(stats)
     assert got.value == pytest.approx(round(f05, 4))
 
 
-def test_model_weights_are_summed_and_zero_stays_zero_unless_compat() -> None:
+def test_model_weights_are_summed_and_zero_stays_zero_when_fixed() -> None:
     r = RefChunkStats(tp=(1, 1), fp_un=(1,), fn=(2,), tn=4,
                       weights=((0.5, 0.0), (), (0.25,), (2.0,)))
     stats = [CLEMEStats((r,))]
@@ -156,8 +176,10 @@ def test_model_weights_are_summed_and_zero_stays_zero_unless_compat() -> None:
     actual = (m2.fields["TP"], m2.fields["FP_un"], m2.fields["FN"], m2.fields["TN"])
     assert actual == \
         pytest.approx((0.5, 0.25, 2.0, 4))
-    m1 = CLEMEMetric(weighting="similarity", compat=True).aggregate(stats)
+    m1 = CLEMEMetric(weighting="similarity").aggregate(stats)
     assert m1.fields["TP"] == pytest.approx(1.5)  # reference code: `weight or 1.0`
+    fixed = CLEMEMetric(weighting="similarity", fix_zero_weights=True).aggregate(stats)
+    assert fixed.fields["TP"] == pytest.approx(0.5)
     with pytest.raises(ConfigError):
         CLEMEMetric(weighting="similarity").aggregate([CLEMEStats((_stats(1, 0, 0),))])
 
@@ -184,7 +206,9 @@ def test_cleme2_factor_validation(factors: dict) -> None:
 
 def test_cleme2_default_factors_per_level() -> None:
     assert CLEME2Metric.Config().factors() == (0.45, 0.35, 0.15, 0.05)
-    assert CLEME2Metric.Config(level="sentence").factors() == (0.35, 0.25, 0.20, 0.20)
+    assert CLEME2Metric.Config(level="sentence").factors() == (0.45, 0.35, 0.15, 0.05)
+    fixed = CLEME2Metric.Config(level="sentence", fix_sentence_factors=True)
+    assert fixed.factors() == (0.35, 0.25, 0.20, 0.20)
 
 
 def test_heavy_dependencies_load_only_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,7 +79,7 @@ def conll(conll14: Path) -> tuple[EvalData, dict[str, Hypothesis]]:
 
 
 ERRANT_OPTIONS = [{}, {"selection_rounding": None}, {"mode": "ds"}, {"mode": "dt"},
-                  {"mode": "cse", "beta": 1.0}, {"duplicate_ref_edits": "errant"}]
+                  {"mode": "cse", "beta": 1.0}, {"fix_duplicate_edits": True}]
 
 
 @pytest.mark.parametrize("options", ERRANT_OPTIONS, ids=str)

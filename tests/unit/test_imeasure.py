@@ -214,6 +214,22 @@ def test_corpus_optimisation_and_per_sentence_rows(shared_data: Path) -> None:
         assert actual == pytest.approx([0.733333] * 2, abs=1e-6)
 
 
+def test_i_on_a_tie_is_the_tools_floor_unless_fixed(tmp_path: Path) -> None:
+    # source, hypothesis and reference identical: ieval prints I = 100 (floor(WAcc) = 1)
+    (tmp_path / "ref.m2").write_text("S a b .\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n",
+                                     encoding="utf-8")
+    data = EvalData.from_m2(tmp_path / "ref.m2")
+    hyp = Hypothesis.from_texts(["a b ."])
+    assert IMeasureMetric().score(data, hyp).fields["c_i"] == 1.0
+    fixed = IMeasureMetric(fix_tie_i=True)
+    assert fixed.score(data, hyp).fields["c_i"] == 0.0
+    assert IMeasureMetric(tie_i="zero").config == fixed.config  # the former spelling
+    assert IMeasureMetric(tie_i="floor").config == IMeasureMetric().config
+    assert "tie_i" not in IMeasureMetric().options()
+    note = fixed.fix_note()
+    assert note is not None and "fix_tie_i=true" in note and "ieval.py" in note
+
+
 @pytest.mark.parametrize("options", [{"maximise": "xwacc"}, {"maximise": "cfoo"},
                                      {"optimise": "doc"}, {"w": 0}, {"tie_i": "one"},
                                      {"search": "fast"}, {"window": 0}, {"main": "c_zz"},

@@ -246,6 +246,17 @@ class Metric(ABC, Generic[S]):
     #: their composition, must not be split); each metric that sets it has a test holding
     #: ranged and whole statistics equal.
     sentence_ranges: bool = False
+    #: The scorer whose numbers the defaults reproduce (``errant_compare 3.0.2``), named in
+    #: the note under a table when a fix is on.
+    official: ClassVar[str] = ""
+    #: gecscope's corrections of the official scorer's known bugs: each a boolean ``Config``
+    #: option ``fix_<what>``, false by default (the official number), mapped to what it
+    #: corrects (docs/metrics.md, "Official numbers and fixes").
+    fixes: ClassVar[Mapping[str, str]] = {}
+    #: ``Config`` fields kept only so that an option's former spelling still works; the
+    #: config's ``__post_init__`` turns them into the ``fix_*`` options and resets them to
+    #: ``None``, and they are left out of :meth:`options` (and so of the signature).
+    former_options: ClassVar[frozenset[str]] = frozenset()
 
     @dataclass(frozen=True)
     class Config:
@@ -398,4 +409,20 @@ class Metric(ABC, Generic[S]):
 
     def options(self) -> dict[str, Any]:
         """The configuration as a plain dict (for signatures and JSON output)."""
-        return dataclasses.asdict(self.config)
+        return {k: v for k, v in dataclasses.asdict(self.config).items()
+                if k not in self.former_options}
+
+    def fixes_on(self) -> list[str]:
+        """The ``fix_*`` options switched on (each can move a number away from
+        :attr:`official`'s)."""
+        return [k for k in self.fixes if getattr(self.config, k, False) is True]
+
+    def fix_note(self) -> str | None:
+        """The note printed under a table whose numbers used fixes (``None`` without any)."""
+        on = self.fixes_on()
+        if not on:
+            return None
+        which = "; ".join(f"{k}=true ({self.fixes[k]})" for k in on)
+        return (f"{which}: gecscope's {'correction' if len(on) == 1 else 'corrections'}; the "
+                f"numbers can differ from {self.official or 'the reference scorer'} and from "
+                "published ones")

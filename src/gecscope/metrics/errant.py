@@ -8,19 +8,21 @@ ties going to more TP, then fewer FP, then fewer FN. ``errant_compare`` rounds P
 4 decimals before comparing; ``selection_rounding=4`` (the default) does the same so the
 chosen references, and hence the counts, are identical to errant 3.0.2's.
 
-Known quirk of errant_compare, handled by ``duplicate_ref_edits``: errant counts every edit
-that shares a comparison key separately, so a reference with the same edit twice turns one
-matching hypothesis edit into two TP (errant issue #49), and in token-based detection a token
-touched by two reference edits counts twice. gecscope counts each key once by default (a
-token is detected or not); ``duplicate_ref_edits="errant"`` restores errant's counts exactly.
-The two agree on span-based correction for all 13 CoNLL-2014 systems.
+Known bug of errant_compare (and of ChERRANT's ``compare_m2_for_evaluation.py``, which
+copies it), reproduced by default: every edit that shares a comparison key counts separately,
+so a reference with the same edit twice turns one matching hypothesis edit into two TP (errant
+issue #49), an edit shared by two alternative alignments of a ChERRANT target counts twice,
+and in token-based detection a token touched by two reference edits counts twice.
+``fix_duplicate_edits=True`` counts each key once (a token is detected or not): MuCGEC dev
+0.3610 instead of ChERRANT's 0.3622; the two agree on span-based correction for all 13
+CoNLL-2014 systems. ``duplicate_ref_edits`` (``once``/``errant``) is its former spelling.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
@@ -156,25 +158,37 @@ class ErrantMetric(Metric[SentenceStats]):
     sentence_ranges = True
     description = "ERRANT edit F-score (errant_compare 3.0.2)"
     requires = frozenset({"m2", "hypothesis-edits"})
+    official = "errant_compare 3.0.2 and ChERRANT's compare_m2_for_evaluation.py"
+    fixes: ClassVar[Mapping[str, str]] = {
+        "fix_duplicate_edits": "an edit listed twice by a reference, or by two alternative "
+                               "alignments, counts once, not twice"}
+    former_options = frozenset({"duplicate_ref_edits"})
 
     @dataclass(frozen=True)
     class Config:
         beta: float = 0.5
         mode: str = "cs"
         selection_rounding: int | None = 4
-        duplicate_ref_edits: str = "once"
+        fix_duplicate_edits: bool = False
         single: bool = False
         multi: bool = False
         filt: tuple[str, ...] = ()
+        #: former spelling of ``fix_duplicate_edits``: ``once`` = true, ``errant`` = false
+        duplicate_ref_edits: str | None = None
 
         def __post_init__(self) -> None:
+            if self.duplicate_ref_edits is not None:
+                if self.duplicate_ref_edits not in ("once", "errant"):
+                    raise ConfigError("errant: duplicate_ref_edits (now fix_duplicate_edits) "
+                                      "must be 'once' or 'errant'")
+                object.__setattr__(self, "fix_duplicate_edits",
+                                   self.duplicate_ref_edits == "once")
+                object.__setattr__(self, "duplicate_ref_edits", None)
             if self.mode not in MODES:
                 raise ConfigError(f"errant: mode must be one of {', '.join(MODES)}, "
                                   f"not {self.mode!r}")
             if self.beta <= 0:
                 raise ConfigError(f"errant: beta must be positive, not {self.beta}")
-            if self.duplicate_ref_edits not in ("once", "errant"):
-                raise ConfigError("errant: duplicate_ref_edits must be 'once' or 'errant'")
             if self.single and self.multi:
                 raise ConfigError("errant: single and multi exclude each other")
 
@@ -197,7 +211,7 @@ class ErrantMetric(Metric[SentenceStats]):
         hyp_m2 = data.hypothesis_m2(hyp)
         c = self.config
         filt = frozenset(c.filt)
-        dup = c.duplicate_ref_edits == "errant"
+        dup = not c.fix_duplicate_edits
         out: list[SentenceStats] = []
         for h_sent, r_sent in zip(hyp_m2, ref, strict=True):
             if r_sent.annotations and all(a.not_annotatable for a in r_sent.annotations):

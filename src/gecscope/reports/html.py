@@ -111,7 +111,9 @@ def _metric_table(report: Report, name: str) -> str:
             f'<table class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>"
             f'<p class="sig">signature: <code title="{_e(info.signature_long)}">'
-            f"{_e(info.signature)}</code></p></section>")
+            f"{_e(info.signature)}</code></p>"
+            + "".join(f'<p class="meta">note: {_e(n)}</p>' for n in info.notes)
+            + "</section>")
 
 
 def _disentangled_fields(s: ScoreEntry) -> dict[str, float] | None:

@@ -64,6 +64,15 @@ class MetricInfo:
     #: the fields a terminal table shows by default (``Score.display``; empty: all).
     title: str = ""
     display: tuple[str, ...] = ()
+    #: printed under the table: which ``fix_*`` options moved the numbers away from the
+    #: official scorer's (:meth:`~gecscope.metrics.base.Metric.fix_note`)
+    notes: tuple[str, ...] = ()
+
+
+def _fix_notes(metric: Any) -> tuple[str, ...]:
+    """The note on the ``fix_*`` options a metric has switched on, if any."""
+    note = metric.fix_note() if hasattr(metric, "fix_note") else None
+    return (note,) if note else ()
 
 
 @dataclass
@@ -425,7 +434,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
         infos.append(MetricInfo(name, first.main, getattr(m, "description", "") or "",
                                 {k: clean(v) if not isinstance(v, str) else v
                                  for k, v in _plain_options(m).items()},
-                                sig.short(), sig.long(), first.title, tuple(first.display)))
+                                sig.short(), sig.long(), first.title, tuple(first.display),
+                                _fix_notes(m)))
     entries: list[ScoreEntry] = []
     comparisons: list[dict[str, Any]] = []
     pairwise: list[dict[str, Any]] = []

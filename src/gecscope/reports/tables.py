@@ -55,7 +55,7 @@ def score_table(report: Report, m: MetricInfo, *, all_fields: bool = False) -> s
     rows = [[s.system, *(s.fields[k] for k in shown)] for s in entries]
     title = m.title or m.description or m.name
     return (f"== {m.name}: {title} ==\n" + render_table(["system", *shown], rows)
-            + f"\nsignature: {m.signature}")
+            + f"\nsignature: {m.signature}" + "".join(f"\nnote: {n}" for n in m.notes))
 
 
 def titled(text: str, table: str, style: str) -> str:

@@ -142,7 +142,8 @@ def _metric_block(m: Any, header: Sequence[Any], rows: Sequence[Sequence[Any]],
         title, sig = BOLD + title + RESET, DIM + sig + RESET
     table = render_table(header, rows, colour=colour and style == "plain", left=left,
                          style=style)
-    return f"{title}{gap}{table}{gap}{sig}"
+    notes = "".join(gap + _note(n, colour, style) for n in getattr(m, "notes", ()))
+    return f"{title}{gap}{table}{gap}{sig}{notes}"
 
 
 def _note(note: str, colour: bool, style: str) -> str:

@@ -16,15 +16,17 @@ Corpus level: for each sentence (in order) the reference whose counts maximise t
 best reference per sentence on its own scores, then the mean over sentences. Per-sentence
 statistics keep every reference, so bootstrap resampling re-runs the choice.
 
-Numbers reproduce THUKElab/CLEME v1.1 on the M2 files it ships (see docs/cleme.md); where that
-code has a bug, gecscope is correct by default and ``compat=True`` reproduces it.
+Numbers reproduce THUKElab/CLEME v1.1 on the M2 files it ships (see docs/cleme.md), bugs
+included by default; each correction is a ``fix_*`` option (``fix_sentence_weights``,
+``fix_rounding``, ``fix_sentence_beta``, ``fix_zero_weights``; ``fix_sentence_factors`` for
+CLEME2.0). ``compat`` is their former spelling (``compat=False`` switched all of them on).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from gecscope.data import EvalData, Hypothesis, Slot
@@ -138,8 +140,10 @@ class CLEMECommonConfig:
     length | similarity | llm. Length weigher: ``length_alpha`` and the per-class clip ranges
     default to the reference settings of the level (corpus: alpha 2, [0.75, 1.25]; sentence:
     alpha 10, TP [1, 10] dependent / [2.5, 10] independent, FP [0.25, 1], FN [1, 1]);
-    ``length_bias`` defaults to the mean length of the corrected reference chunks. ``compat``
-    reproduces THUKElab/CLEME v1.1 bugs (see docs). Similarity: ``sim_model`` (a local HF model
+    ``length_bias`` defaults to the mean length of the corrected reference chunks.
+    ``fix_sentence_weights``: sentence-level length weights use the sentence settings
+    (THUKElab/CLEME v1.1 silently uses the corpus ones); ``compat``: former spelling of the
+    ``fix_*`` options (true: all off, the default now; false: all on). Similarity: ``sim_model`` (a local HF model
     directory; empty = bundled all-MiniLM-L6-v2), ``sim_layer``, ``sim_device``,
     ``sim_batch_size``, ``sim_threads`` (torch threads, default 1). LLM: ``llm_url``
     (OpenAI-compatible base URL), ``llm_model``, ``llm_temperature``, ``llm_timeout``.
@@ -157,7 +161,9 @@ class CLEMECommonConfig:
     length_fp_max: float | None = None
     length_fn_min: float | None = None
     length_fn_max: float | None = None
-    compat: bool = False
+    fix_sentence_weights: bool = False
+    #: former spelling of the ``fix_*`` options: true = all off, false = all on
+    compat: bool | None = None
     sim_model: str = ""
     sim_layer: int | None = None
     sim_device: str = "cpu"
@@ -169,6 +175,11 @@ class CLEMECommonConfig:
     llm_timeout: float = 60.0
 
     def __post_init__(self) -> None:
+        if self.compat is not None:
+            for f in fields(self):
+                if f.name.startswith("fix_"):
+                    object.__setattr__(self, f.name, not self.compat)
+            object.__setattr__(self, "compat", None)
         _check_choice("level", self.level, LEVELS)
         _check_choice("assumption", self.assumption, ASSUMPTIONS)
         _check_choice("weighting", self.weighting, WEIGHTINGS)
@@ -193,7 +204,7 @@ class CLEMECommonConfig:
 
     def length_params(self) -> LengthParams:
         """The length weigher's parameters for this level (user values override)."""
-        if self.level == "sentence" and not self.compat:
+        if self.level == "sentence" and self.fix_sentence_weights:
             base = LENGTH_SENTENCE[self.assumption]
         else:
             # THUKElab/CLEME v1.1 silently uses the corpus defaults at sentence level too
@@ -462,6 +473,13 @@ class CLEMEMetric(_CLEMEBase):
     name: ClassVar[str] = "cleme"
     description: ClassVar[str] = ("CLEME chunk-level P/R/F0.5 (dependent or independent "
                                   "multi-reference assumption; length weighting by default)")
+    official: ClassVar[str] = "THUKElab/CLEME v1.1 (e90abea)"
+    fixes: ClassVar[Mapping[str, str]] = {
+        "fix_sentence_weights": "sentence-level length weights use the sentence settings",
+        "fix_rounding": "P, R, F compared and averaged unrounded",
+        "fix_sentence_beta": "the sentence-level scorer uses beta",
+        "fix_zero_weights": "a chunk weight of 0 stays 0"}
+    former_options: ClassVar[frozenset[str]] = frozenset({"compat"})
 
     @dataclass(frozen=True)
     class Config(CLEMECommonConfig):
@@ -469,6 +487,12 @@ class CLEMEMetric(_CLEMEBase):
 
         weighting: str = "length"
         beta: float = 0.5
+        #: exact comparisons (the tool rounds P, R, F to 4 decimals when choosing and averaging)
+        fix_rounding: bool = False
+        #: the sentence-level scorer uses ``beta`` (the tool's always uses 0.5)
+        fix_sentence_beta: bool = False
+        #: a chunk weight of 0 stays 0 (the tool's P/R/F scorer counts it as 1)
+        fix_zero_weights: bool = False
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -477,14 +501,13 @@ class CLEMEMetric(_CLEMEBase):
 
     def _key(self, c: ChunkCounts) -> tuple[float, float, float, float]:
         cfg = self.config
-        if cfg.compat:  # the reference's sentence scorer ignores beta and rounds to 4 dp
-            p, r, f = prf(c.tp, c.fp, c.fn, 0.5, 4)
-            return f, p, r, accuracy(c, 4)
-        p, r, f = prf(c.tp, c.fp, c.fn, cfg.beta)
-        return f, p, r, accuracy(c)
+        # the reference's sentence scorer ignores beta and rounds to 4 dp
+        nd = None if cfg.fix_rounding else 4
+        p, r, f = prf(c.tp, c.fp, c.fn, cfg.beta if cfg.fix_sentence_beta else 0.5, nd)
+        return f, p, r, accuracy(c, nd)
 
     def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
-        return _Weigher(self.config, stats, zero_as_one=self.config.compat)
+        return _Weigher(self.config, stats, zero_as_one=not self.config.fix_zero_weights)
 
     def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
         cfg = self.config
@@ -496,7 +519,7 @@ class CLEMEMetric(_CLEMEBase):
             details["length_bias"] = weigher.bias
         if cfg.level == "corpus":
             # the reference code compares F rounded to 4 dp (a tie then falls to TP, FP, ...)
-            nd = 4 if cfg.compat else None
+            nd = None if cfg.fix_rounding else 4
 
             def key(total: ChunkCounts, c: ChunkCounts) -> tuple[float, ...]:
                 f = prf(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, cfg.beta, nd)[2]
@@ -530,6 +553,11 @@ class CLEME2Metric(_CLEMEBase):
     name: ClassVar[str] = "cleme2"
     description: ClassVar[str] = ("CLEME2.0 disentangled hit/wrong/under/over-correction scores "
                                   "and their comprehensive score")
+    official: ClassVar[str] = "THUKElab/CLEME v1.1 (e90abea)"
+    fixes: ClassVar[Mapping[str, str]] = {
+        "fix_sentence_weights": "sentence-level length weights use the sentence settings",
+        "fix_sentence_factors": "sentence level uses the paper's sentence factors"}
+    former_options: ClassVar[frozenset[str]] = frozenset({"compat"})
 
     @dataclass(frozen=True)
     class Config(CLEMECommonConfig):
@@ -539,6 +567,8 @@ class CLEME2Metric(_CLEMEBase):
         factor_wrong: float | None = None
         factor_under: float | None = None
         factor_over: float | None = None
+        #: sentence level uses the paper's sentence factors (the tool uses the corpus ones)
+        fix_sentence_factors: bool = False
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -556,7 +586,8 @@ class CLEME2Metric(_CLEMEBase):
 
         def factors(self) -> tuple[float, float, float, float]:
             if self.factor_hit is None:
-                return CORPUS_FACTORS if self.level == "corpus" else SENTENCE_FACTORS
+                sentence = self.level == "sentence" and self.fix_sentence_factors
+                return SENTENCE_FACTORS if sentence else CORPUS_FACTORS
             return (float(self.factor_hit), float(self.factor_wrong or 0.0),
                     float(self.factor_under or 0.0), float(self.factor_over or 0.0))
 

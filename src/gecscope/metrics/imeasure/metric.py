@@ -11,10 +11,11 @@ The gold standard may allow many references (every combination of the annotators
 corrections); per sentence the reference that maximises a chosen metric is used. References are
 read from I-measure gold XML (``--ref gold.xml``) or converted on the fly from an M2 file.
 
-Reproduces mfelice/imeasure (``ieval.py``) with two documented differences: I is 0 when the
-system ties with the baseline (the tool returns ``floor(WAcc)``, i.e. 1 for a perfect tie;
-``tie_i="floor"`` restores it), and the search over references is decomposed, with a certificate
-that makes it exact, so that it finishes (``search="exhaustive"`` runs the tool's enumeration).
+Reproduces mfelice/imeasure (``ieval.py``), including its I on a tie with the baseline
+(``floor(WAcc)``, i.e. 1 for a perfect tie); ``fix_tie_i=True`` makes that I 0 (no
+improvement; the former ``tie_i="zero"``). The search over references is decomposed, with a
+certificate that makes it exact, so that it finishes (``search="exhaustive"`` runs the tool's
+enumeration).
 See docs/imeasure.md.
 """
 
@@ -22,10 +23,10 @@ from __future__ import annotations
 
 import warnings
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar
 
 from gecscope import _jit
 from gecscope.data import EvalData, Hypothesis, Slot
@@ -149,6 +150,9 @@ class IMeasureMetric(Metric[IMeasureSentence]):
     sentence_ranges = True
     description = "I-measure (Felice & Briscoe 2015): WAcc and Improvement over the source"
     requires = frozenset({"m2"})
+    official = "ieval.py (mfelice/imeasure fc79fdf)"
+    fixes: ClassVar[Mapping[str, str]] = {"fix_tie_i": "I is 0, not floor(WAcc), when the system ties with the baseline"}
+    former_options = frozenset({"tie_i"})
 
     @dataclass(frozen=True)
     class Config:
@@ -160,13 +164,13 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         every candidate) and keeps a cut only when a certificate proves that every optimal
         alignment of every candidate passes it, so the result equals the enumeration
         (docs/imeasure.md); ``exhaustive`` enumerates every candidate as the tool does
-        (exponential). ``tie_i``: ``zero`` (I = 0 when the system ties with the baseline) or
-        ``floor`` (the tool's floor(WAcc)). ``baseline``: ``separate`` aligns the source with
-        each candidate reference on its own (ieval since commit ceb6c74, including its released
-        HEAD fc79fdf) and uses the baseline of the reference chosen for the hypothesis;
-        ``recount`` re-counts the system's own alignment with the hypothesis replaced by the
-        source. ``main``: the headline
-        column, e.g. ``c_i``.
+        (exponential). ``fix_tie_i``: I = 0 when the system ties with the baseline (default:
+        the tool's floor(WAcc); ``tie_i`` zero/floor is its former spelling). ``baseline``:
+        ``separate`` aligns the source with each candidate reference on its own (ieval since
+        commit ceb6c74, including its released HEAD fc79fdf) and uses the baseline of the
+        reference chosen for the hypothesis; ``recount`` re-counts the system's own alignment
+        with the hypothesis replaced by the source. ``main``: the headline column, e.g.
+        ``c_i``.
         """
 
         mix: bool = True
@@ -174,13 +178,26 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         optimise: str = "sent"
         beta: float = 1.0
         w: float = 2.0
-        tie_i: str = "zero"
+        fix_tie_i: bool = False
         baseline: str = "separate"
         search: str = "auto"
         window: int = 2
         main: str = "c_i"
+        #: former spelling of ``fix_tie_i``: ``zero`` = true, ``floor`` = false
+        tie_i: str | None = None
+
+        @property
+        def tie_rule(self) -> str:
+            """``zero`` (``fix_tie_i``) or ``floor`` (the tool), for the scoring functions."""
+            return "zero" if self.fix_tie_i else "floor"
 
         def __post_init__(self) -> None:
+            if self.tie_i is not None:
+                if self.tie_i not in ("zero", "floor"):
+                    raise ConfigError(f"imeasure: tie_i={self.tie_i!r} (now fix_tie_i): "
+                                      "expected zero or floor")
+                object.__setattr__(self, "fix_tie_i", self.tie_i == "zero")
+                object.__setattr__(self, "tie_i", None)
             m = self.maximise.lower()
             if len(m) < 2 or m[0] not in "dc" or m[1:] not in METRICS:
                 raise ConfigError(f"imeasure: maximise={self.maximise!r}: expected d or c followed "
@@ -191,8 +208,6 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                 raise ConfigError(f"imeasure: beta={self.beta} must be positive")
             if self.w <= 0:
                 raise ConfigError(f"imeasure: w={self.w} must be positive")
-            if self.tie_i not in ("zero", "floor"):
-                raise ConfigError(f"imeasure: tie_i={self.tie_i!r}: expected zero or floor")
             if self.baseline not in BASELINES:
                 raise ConfigError(f"imeasure: baseline={self.baseline!r}: expected separate or "
                                   "recount")
@@ -211,7 +226,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
     def _key(self, c: IMeasureCounts) -> tuple[float, ...]:
         cfg = self.config
         m = cfg.maximise.lower()
-        return selection_key(c, m[0], m[1:], cfg.beta, cfg.w, cfg.tie_i)
+        return selection_key(c, m[0], m[1:], cfg.beta, cfg.w, cfg.tie_rule)
 
     def sentence_options(self, sentence: GoldSentence, hyp: Sequence[str],
                          cache: dict[Any, Any] | None = None) -> list[Option]:
@@ -270,7 +285,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
 
     def scores(self, c: IMeasureCounts) -> dict[str, AspectScores]:
         cfg = self.config
-        return {a: aspect_scores(c, a, cfg.beta, cfg.w, cfg.tie_i) for a in ("d", "c")}
+        return {a: aspect_scores(c, a, cfg.beta, cfg.w, cfg.tie_rule) for a in ("d", "c")}
 
     def aggregate(self, stats: Sequence[IMeasureSentence]) -> Score:
         total = ZERO
