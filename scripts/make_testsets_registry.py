@@ -82,7 +82,8 @@ def jfleg(data: Path) -> list[dict[str, Any]]:
             rows.append({"_path": d / f"{split}.ref{k}", "file": f"{split}.ref{k}",
                          "role": "references", "name": f"JFLEG {split}, reference {k} of 4",
                          "scorer": GLEU, "flags": flags,
-                         "note": "give all four references together"})
+                         "note": "give all four references together",
+                         "set": f"JFLEG {split} references", "set_size": 4})
     return rows
 
 

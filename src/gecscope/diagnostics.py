@@ -238,6 +238,31 @@ def testset_findings(raw: RawFile, role: str, registry: Iterable[KnownFile],
     return out
 
 
+def incomplete_sets(found: Sequence[Finding]) -> list[Finding]:
+    """A warning when the reference files recognised (``testset`` findings) are some of the
+    files of a set (registry keys ``set`` and ``set_size``: JFLEG's four references) and not
+    all: GLEU with one reference is not the published number."""
+    sets: dict[str, dict[str, Any]] = {}
+    for f in found:
+        entry = f.data.get("testset", {})
+        if isinstance(entry.get("set"), str) and isinstance(entry.get("set_size"), int):
+            got = sets.setdefault(entry["set"], {"size": entry["set_size"], "files": {},
+                                                 "flags": entry.get("flags", "")})
+            got["files"].setdefault(entry.get("sha256"), f.file)
+    out = []
+    for name, got in sets.items():
+        files = [p for p in got["files"].values() if p]
+        if len(got["files"]) < got["size"]:
+            out.append(_finding(
+                "testset-incomplete", WARNING,
+                f"the references are {len(got['files'])} of the {got['size']} files of "
+                f"{name} ({', '.join(files)}); the published numbers use all of them",
+                f"give all {got['size']}" + (f": {got['flags']}" if got["flags"] else ""),
+                file=files[0] if files else None, short=f"only {len(got['files'])} of the {got['size']} {name}",
+                set=name))
+    return out
+
+
 # -- sentences --------------------------------------------------------------------------------
 
 
@@ -355,27 +380,40 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
     if not against:
         return []
     hyp_lines = [" ".join(t) for t in hypothesis]
+    src_lines = [" ".join(t) for t in sources or ()]
     hyp_text = "\n".join(hyp_lines)
     ref_text = "\n".join(" ".join(t) for r in against for t in r)
     hyp_chars, ref_chars = Counter(hyp_text), Counter(ref_text)
     pairs = _compat_pairs(set(hyp_chars) | set(ref_chars))
     if not pairs:
         return []
+
+    def written(form: str) -> list[int]:
+        """Per hypothesis line, the occurrences of ``form`` its source line does not have
+        (a form kept from the source against a reference that changed it is the system's
+        miss, not a question of form)."""
+        return [max(0, ln.count(form) - (src_lines[i].count(form) if i < len(src_lines)
+                                         else 0)) if form in ln else 0
+                for i, ln in enumerate(hyp_lines)]
+
     found: list[tuple[str, str, int]] = []  # (hypothesis form, references' form, count)
+    where: set[int] = set()
     for c, d in sorted(pairs.items()):
-        hc, rc = hyp_chars[c], ref_chars[c]
-        hd = hyp_chars[d] if len(d) == 1 else hyp_text.count(d)
+        per_c, per_d = written(c), written(d)
+        hc, hd = sum(per_c), sum(per_d)
+        rc = ref_chars[c]
         rd = ref_chars[d] if len(d) == 1 else ref_text.count(d)
         # the references write c (not d) and the hypothesis d, or the reverse: once is
         # enough when the references never use the hypothesis' form
         if rc and (not rd and hd or rc > 4 * rd and hd > hc and hd >= 2):
             found.append((d, c, hd))
+            where.update(i + 1 for i, k in enumerate(per_d) if k)
         elif rd and (not rc and hc or rd > 4 * rc and hc > hd and hc >= 2):
             found.append((c, d, hc))
+            where.update(i + 1 for i, k in enumerate(per_c) if k)
     if not found:
         return []
-    forms = {h for h, _, _ in found}
-    lines = [i + 1 for i, ln in enumerate(hyp_lines) if any(f in ln for f in forms)]
+    lines = sorted(where)
     listed = ", ".join(f"'{h}' for '{r}' ({n})" for h, r, n in found[:8])
     more = f" and {len(found) - 8} more" if len(found) > 8 else ""
     full = sum(1 for h, _, _ in found if unicodedata.east_asian_width(h[0]) in "FW")
@@ -595,6 +633,7 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
         return r
 
     ref_raws = [raw(p, "reference") for p in references]
+    out.extend(incomplete_sets([f for f in out if f.code == "testset"]))
     src_raw = raw(source, "source") if source else None
     sources: Lines | None = None
     refs: list[Lines] = []
@@ -730,11 +769,12 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
         ref_share = data.slot(GLUED_SHARE, lambda: glued_share(data.references[0]))
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
     registry = list(registry)
+    known: list[Finding] = []
     for p in data.reference_paths:
         raw = _read_quietly(p)
         if raw is not None:
-            out += [f for f in testset_findings(raw, "reference", registry)
-                    if f.severity != INFO]
+            known += testset_findings(raw, "reference", registry)
+    out += [f for f in known if f.severity != INFO] + incomplete_sets(known)
     refs = data.references if data.has_references else []
     for h in hyps:
         raw = _read_quietly(h.path)

@@ -137,10 +137,17 @@ def test_known_files_recognised_by_hash(capsys, shared_data: Path, tmp_path: Pat
     assert "normalised form" in crlf["testset"]["message"]
     assert crlf["bom"]["severity"] == crlf["crlf"]["severity"] == "info"
     assert codes(report, str(j / "test.src"))["testset"]["data"]["testset"]["role"] == "source"
+    assert "testset-incomplete" not in codes(report)  # all four references
     # the spell-checked source is a known input, not a system output
     assert "spell-checked" in codes(report, str(j / "test.spellchecked.src"))[
         "hypothesis-is-testset"]["message"]
     assert rc == EXIT_WARNINGS
+    # two of JFLEG's four references: not the published number
+    rc, report = check_json(capsys, "-s", str(j / "test.src"), "-r", refs[0], refs[2],
+                            "--hyp", str(j / "test.spellchecked.src"))
+    found = codes(report)["testset-incomplete"]
+    assert found["severity"] == "warning" and found["data"]["set"] == "JFLEG test references"
+    assert "2 of the 4 files" in found["message"] and "test.ref1" in found["fix"]
 
 
 def test_chinese_full_width_against_half_width_references(capsys, shared_data: Path,
@@ -184,6 +191,12 @@ def test_half_width_punctuation_against_full_width_references(capsys, tmp_path: 
     same = write(tmp_path / "same.txt", src)
     rc, report = check_json(capsys, "--lang", "zh", "-r", str(refs), "--hyp", str(same))
     assert "width" not in codes(report)
+    # a half-width form kept from the source where the reference changed it: the system's
+    # miss, not a question of form
+    kept = write(tmp_path / "kept.para", [f"{i}\t{h}\t{s}" for i, (h, s) in
+                                          enumerate(zip(half, src))])
+    rc, report = check_json(capsys, "--lang", "zh", "-r", str(kept), "--hyp", str(hyp))
+    assert "width" not in codes(report) and rc == 0
 
 
 def test_crlf_bom_and_stray_cr(capsys, plain: tuple[Path, Path], tmp_path: Path) -> None:
