@@ -132,3 +132,13 @@ def test_attribution_nothing_shows_is_said(sample: dict[str, Path],
     assert "attribution (" not in captured.out
     assert main(["compare", *argv, str(sample["CAMB"]), "--bootstrap", "10"]) == 0
     assert "compare shows attributions only in --html" in capsys.readouterr().err
+
+
+def test_progress_counts_the_sentences_attributed(sample: dict[str, Path],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # errant counts by type: with --cat only gleu is attributed, for both systems
+    assert main(["evaluate", "-m", "gleu", "-m", "errant", "-r", str(sample["references"]),
+                 "--hyp", str(sample["AMU"]), str(sample["CAMB"]), "--cat", "2",
+                 "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"attributing (shapley): {2 * N}/{2 * N} sentences (100%" in err

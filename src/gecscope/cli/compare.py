@@ -83,11 +83,15 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(msg + "\n")
 
     if args.html or args.json_out or args.format == "json":
-        from gecscope.cli.evaluate import attribution_request
+        from gecscope.cli.evaluate import attribution_request, close_progress
 
-        report = write_reports(args, data, hyps, results, metrics, sentences=bool(args.html),
-                               title="gecscope comparison", progress=progress,
-                               attribution=attribution_request(args, results))
+        attribution = attribution_request(args, results, n_sentences=len(data))
+        try:
+            report = write_reports(args, data, hyps, results, metrics,
+                                   sentences=bool(args.html), title="gecscope comparison",
+                                   progress=progress, attribution=attribution)
+        finally:
+            close_progress(attribution)
     else:  # nothing shown has per-type tables: leave them (and any re-typing) out
         from gecscope.reports.model import build_report
 

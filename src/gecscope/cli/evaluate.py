@@ -88,10 +88,13 @@ def add_attribution_arguments(p: argparse._ActionsContainer) -> None:
 
 
 def attribution_request(args: argparse.Namespace, results: Sequence[SystemResult], *,
-                        cat: bool = False) -> AttributionRequest | None:
+                        cat: bool = False, n_sentences: int = 0) -> AttributionRequest | None:
     """What ``--attribution`` asks for (every metric of the run), else, for ``--cat``
     (``cat``), Shapley values of the metrics whose per-type tables cannot be counts (their
-    scores give no per-type counts); ``None`` when nothing is asked."""
+    scores give no per-type counts); ``None`` when nothing is asked. With ``n_sentences``
+    (per system) it carries a progress bar of the sentences to attribute; close it with
+    :func:`close_progress`."""
+    from gecscope.cli._common import Progress
     from gecscope.execution.plan import resolve_jobs
     from gecscope.reports.attribution import AttributionRequest
 
@@ -104,10 +107,24 @@ def attribution_request(args: argparse.Namespace, results: Sequence[SystemResult
         if not metrics:
             return None
         method = "shapley"
+    todo = sum(1 for r in results if r.sentence_scores is not None
+               and (metrics is None or r.metric in metrics))
+    bar = (Progress(n_sentences * todo, f"attributing ({method})", args.quiet,
+                    unit="sentences", force=getattr(args, "progress", False))
+           if n_sentences and todo else None)
     return AttributionRequest(method, metrics, getattr(args, "max_exact", None),
                               getattr(args, "samples", None),
                               getattr(args, "attribution_seed", 0),
-                              resolve_jobs(getattr(args, "jobs", 1)))
+                              resolve_jobs(getattr(args, "jobs", 1)), bar)
+
+
+def close_progress(request: AttributionRequest | None) -> None:
+    """End the progress bar :func:`attribution_request` gave ``request``, if it showed."""
+    from gecscope.cli._common import Progress
+
+    bar = request.progress if request is not None else None
+    if isinstance(bar, Progress) and bar.done:
+        bar.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,19 +147,22 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "attribution", None) and not shown:
         print("gecscope: warning: --attribution: nothing shows attributions here; give --cat N, "
               "--html, --json-out or --format json", file=sys.stderr)
-    attribution = attribution_request(args, results, cat=bool(args.cat and fmt != "tsv")) \
-        if shown else None
+    attribution = attribution_request(args, results, cat=bool(args.cat and fmt != "tsv"),
+                                      n_sentences=len(data)) if shown else None
 
     def progress(msg: str) -> None:
         if not args.quiet and (getattr(args, "progress", False) or sys.stderr.isatty()):
             sys.stderr.write(msg + "\n")
 
-    report = write_reports(args, data, hyps, results, metrics, attribution=attribution,
-                           progress=progress)
-    if report is None:
-        report = build_report(data, hyps, results, metrics,
-                              sentences=fmt == "json" and args.sentences, types=types,
-                              attribution=attribution, progress=progress)
+    try:
+        report = write_reports(args, data, hyps, results, metrics, attribution=attribution,
+                               progress=progress)
+        if report is None:
+            report = build_report(data, hyps, results, metrics,
+                                  sentences=fmt == "json" and args.sentences, types=types,
+                                  attribution=attribution, progress=progress)
+    finally:
+        close_progress(attribution)
     if (types or attribution or getattr(args, "html", None)) and not args.quiet:
         # the report's notes: why its per-type tables are re-typed, or why there are none
         for note in report.inputs.get("warnings", []):

@@ -42,7 +42,8 @@ class AttributionRequest:
     """Which attributions a report computes: ``method`` (one of
     :data:`gecscope.explain.METHODS`), for ``metrics`` (``None``: every metric of the run with
     sentence scores), with :func:`gecscope.explain.attribute`'s ``max_exact``, ``samples`` and
-    ``seed`` (``None``: its defaults) on ``jobs`` processes."""
+    ``seed`` (``None``: its defaults) on ``jobs`` processes; ``progress(n)`` is told of every
+    ``n`` sentences attributed (a progress bar)."""
 
     method: str = "shapley"
     metrics: frozenset[str] | None = None
@@ -50,6 +51,7 @@ class AttributionRequest:
     samples: int | None = None
     seed: int = 0
     jobs: int = 1
+    progress: Callable[[int], None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Refuse what :func:`gecscope.explain.attribute` would refuse for every system (a
@@ -68,7 +70,8 @@ class AttributionRequest:
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`gecscope.explain.attribute` this request sets."""
-        out: dict[str, Any] = {"seed": self.seed, "jobs": self.jobs}
+        out: dict[str, Any] = {"seed": self.seed, "jobs": self.jobs,
+                               "progress": self.progress}
         if self.max_exact is not None:
             out["max_exact"] = self.max_exact
         if self.samples is not None:
@@ -218,7 +221,7 @@ def attribution_tables(data: EvalData, hyps: Sequence[Hypothesis],
                 notes.append(f"no {name} attributions for {r.system}: its output is not at "
                              "hand")
                 continue
-            if progress is not None:
+            if progress is not None and request.progress is None:  # else a bar says it
                 progress(f"attributing {name} to the edits of {r.system} ({request.method}, "
                          f"{len(data)} sentences)")
             try:
