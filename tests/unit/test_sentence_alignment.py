@@ -126,6 +126,17 @@ def test_one_sentence_split_in_two_within_and_across_lines() -> None:
     assert [p.lines for p in found.pieces] == [(0, 1), (3,)]
 
 
+def test_a_source_sentence_that_is_a_paragraph_takes_many_segments() -> None:
+    """CoNLL-2014's sentence 333 is 227 tokens of sentences glued without spaces; a system
+    that separates them returns more segments than a fixed 1-3 move would take."""
+    src = ["One thing.Two things.Three more.Four here.Five now.Six at the end .", "Next one ."]
+    para = "One thing. Two things. Three more. Four here. Five now. Six at the end. Next one."
+    found = align_sentences(src, [para])
+    assert [p.move for p in found.pieces] == ["1-6", "1-1"]
+    assert found.texts == [para.removesuffix(" Next one."), "Next one."]
+    assert found.failures == 0
+
+
 def test_empty_lines_between_paragraphs_are_ignored() -> None:
     src = ["This is one .", "This is two .", "Here is three .", "And four ."]
     lines = ["", "This is one. This is two.", "", "", "Here is three.  And four.", ""]
@@ -183,9 +194,10 @@ def test_auto_tells_shifted_lines_from_resegmented_ones(conll14: Path) -> None:
 
 
 def test_split_sentences_cuts_after_final_punctuation() -> None:
-    text = 'He left. "Why?" she asked! Then 3.5 km… 好。走吧\nnext line'
+    text = 'He left. "Why?" she asked! Then 3.5 km… 好。走吧\nnext line . . Done .'
     assert [text[a:b] for a, b in split_sentences(text)] == [
-        "He left.", '"Why?"', "she asked!", "Then 3.5 km…", "好。", "走吧", "next line"]
+        "He left.", '"Why?"', "she asked!", "Then 3.5 km…", "好。", "走吧", "next line . .",
+        "Done ."]
 
 
 def _demo_paragraphs(tmp_path: Path, lines: list[str]) -> Path:
