@@ -273,6 +273,18 @@ def _similarity(a: Counter[str], b: Counter[str], na: int, nb: int) -> float:
     return 2 * sum((a & b).values()) / (na + nb)
 
 
+class _Bags(dict[int, Counter[str]]):
+    """Lower-cased token bags of the source lines, made when first asked for."""
+
+    def __init__(self, sources: Lines) -> None:
+        super().__init__()
+        self.sources = sources
+
+    def __missing__(self, i: int) -> Counter[str]:
+        bag = self[i] = Counter(map(str.lower, self.sources[i]))
+        return bag
+
+
 #: a line is in place when its similarity to its own source is at least this
 IN_PLACE = 0.7
 #: how far (in lines) a shifted line is looked for
@@ -286,14 +298,17 @@ def shifted_runs(hypothesis: Lines, sources: Lines, *, min_run: int = 2,
     each at least ``min_run`` lines long. Cheap: a line in place (most) costs one
     comparison of token bags."""
     n = min(len(hypothesis), len(sources))
-    bags = [Counter(t.lower() for t in s) for s in sources]
+    bags = _Bags(sources)
     shift: list[int] = [0] * n
     in_place = [False] * n
     for i in range(n):
         h = hypothesis[i]
         if len(h) < min_tokens:
             continue
-        hb = Counter(t.lower() for t in h)
+        if tuple(h) == tuple(sources[i]):  # unchanged: in place, no counting
+            in_place[i] = True
+            continue
+        hb = Counter(map(str.lower, h))
         own = _similarity(hb, bags[i], len(h), len(sources[i]))
         if own >= IN_PLACE:
             in_place[i] = True
@@ -317,7 +332,7 @@ def shifted_runs(hypothesis: Lines, sources: Lines, *, min_run: int = 2,
             if shift[i] or not k or not 0 <= i + k < len(sources) or \
                     len(hypothesis[i]) < min_tokens:
                 continue
-            hb = Counter(t.lower() for t in hypothesis[i])
+            hb = Counter(map(str.lower, hypothesis[i]))
             own = _similarity(hb, bags[i], len(hypothesis[i]), len(sources[i]))
             there = _similarity(hb, bags[i + k], len(hypothesis[i]), len(sources[i + k]))
             if own < IN_PLACE and there >= 0.5 and there > own:
@@ -335,7 +350,7 @@ def shifted_runs(hypothesis: Lines, sources: Lines, *, min_run: int = 2,
                         if shift[m] or in_place[m]), None)
             if nxt is not None and not shift[nxt] and 0 <= nxt + shift[i] < len(sources):
                 # in place, unless its shifted source is as close (near-duplicate sources)
-                hb = Counter(t.lower() for t in hypothesis[nxt])
+                hb = Counter(map(str.lower, hypothesis[nxt]))
                 lh = len(hypothesis[nxt])
                 if _similarity(hb, bags[nxt + shift[i]], lh, len(sources[nxt + shift[i]])) >= \
                         _similarity(hb, bags[nxt], lh, len(sources[nxt])):
@@ -370,6 +385,22 @@ def _compat_pairs(chars: Iterable[str]) -> dict[str, str]:
     return out
 
 
+_JOINED: dict[int, tuple[Sequence[Lines], str, frozenset[str]]] = {}
+
+
+def _joined(references: Sequence[Lines]) -> tuple[str, frozenset[str]]:
+    """The references' text and its characters, kept for the last references seen (every
+    hypothesis of an evaluation is compared with the same ones)."""
+    key = id(references[0])
+    hit = _JOINED.get(key)
+    if hit is None or len(hit[0]) != len(references) or \
+            any(a is not b for a, b in zip(hit[0], references, strict=True)):
+        text = "\n".join(" ".join(t) for r in references for t in r)
+        _JOINED.clear()
+        hit = _JOINED[key] = (list(references), text, frozenset(text))
+    return hit[1], hit[2]
+
+
 def width_findings(name: str, path: str | None, hypothesis: Lines,
                    references: Sequence[Lines], sources: Lines | None = None) -> list[Finding]:
     """Characters the hypothesis writes in another Unicode compatibility form than the
@@ -382,9 +413,8 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
     hyp_lines = [" ".join(t) for t in hypothesis]
     src_lines = [" ".join(t) for t in sources or ()]
     hyp_text = "\n".join(hyp_lines)
-    ref_text = "\n".join(" ".join(t) for r in against for t in r)
-    hyp_chars, ref_chars = Counter(hyp_text), Counter(ref_text)
-    pairs = _compat_pairs(set(hyp_chars) | set(ref_chars))
+    ref_text, ref_chars = _joined(against)
+    pairs = _compat_pairs(set(hyp_text) | ref_chars)
     if not pairs:
         return []
 
@@ -401,8 +431,7 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
     for c, d in sorted(pairs.items()):
         per_c, per_d = written(c), written(d)
         hc, hd = sum(per_c), sum(per_d)
-        rc = ref_chars[c]
-        rd = ref_chars[d] if len(d) == 1 else ref_text.count(d)
+        rc, rd = ref_text.count(c), ref_text.count(d)
         # the references write c (not d) and the hypothesis d, or the reverse: once is
         # enough when the references never use the hypothesis' form
         if rc and (not rd and hd or rc > 4 * rd and hd > hc and hd >= 2):
@@ -719,9 +748,9 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
 
 def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,
                     ref_share: float | None, hyp_annotators: Sequence[int] | None,
-                    ref_annotators: Sequence[int]) -> list[Finding]:
-    """The checks of :func:`gecscope.checks.input_warnings` (detokenised, M2 role, Unicode
-    form) as findings."""
+                    ref_annotators: Sequence[int], unicode: bool = True) -> list[Finding]:
+    """The checks of :func:`gecscope.checks.input_warnings` (detokenised, M2 role, and with
+    ``unicode`` Unicode form, the costly one) as findings."""
     from gecscope.checks import m2_role_warning, tokenisation_warning, unicode_form_warning
 
     said = []
@@ -729,7 +758,8 @@ def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,
         said.append(("detokenised", tokenisation_warning(name, tokens, ref_share)))
     if hyp_annotators is not None:
         said.append(("m2-role", m2_role_warning(name, hyp_annotators, ref_annotators)))
-    said.append(("unicode-form", unicode_form_warning(name, tokens, sources, path)))
+    if unicode:
+        said.append(("unicode-form", unicode_form_warning(name, tokens, sources, path)))
     return warning_findings(name, path, [(c, m) for c, m in said if m])
 
 
@@ -785,7 +815,7 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
         out += content_findings(h.name, h.path, h.tokens, data.sources, refs)
         for f in _input_warnings(h.name, h.path, h.tokens, data.sources, ref_share,
                                  h.m2.annotators if h.m2 is not None else None,
-                                 ref_annotators):
+                                 ref_annotators, unicode=False):
             f.data["shown"] = True
             out.append(f)
     return out
