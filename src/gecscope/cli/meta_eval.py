@@ -77,6 +77,11 @@ def add_parser(sub: Any) -> None:
             s.add_argument("--lower-is-better", action="store_true",
                            help="with --aggregation trueskill/expected_wins: the metric's "
                                 "sentence scores are better when lower")
+        if name == "system":
+            s.add_argument("--resamples", type=int, default=1000, metavar="N",
+                           help="bootstrap resamples (over systems) of the 95%% intervals "
+                                "(1000)")
+            s.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
         if name == "sentence":
             s.add_argument("--ties", choices=["disagree", "first-loses"], default="disagree",
                            help="metric ties: disagreement (default), or SEEDA/gec-metrics' "
@@ -84,6 +89,9 @@ def add_parser(sub: Any) -> None:
                                 "order: alphabetical for SEEDA, GJG15's Table 3 order)")
             s.add_argument("--lower-is-better", action="store_true",
                            help="the metric's sentence scores are better when lower")
+            s.add_argument("--resamples", type=int, default=1000, metavar="N",
+                           help="bootstrap resamples of acc_eq's 95%% interval (1000)")
+            s.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
         if name == "window":
             s.add_argument("--window", type=int, default=4, help="systems per window (4)")
             s.add_argument("--ranking", default=None,
@@ -132,6 +140,20 @@ def add_parser(sub: Any) -> None:
                         "'trueskill' (X+TS), 'expected_wins' (X+EW): ratings over the pairwise "
                         "comparisons the sentence scores imply (Goto et al. 2025). "
                         "Default: default")
+    t.add_argument("--permutations", type=int, default=1000, metavar="N",
+                   help="permutations of the soft pairwise accuracy and of the tests between "
+                        "metrics (significance clusters); 0 leaves both out (default 1000)")
+    t.add_argument("--resamples", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of the 95%% intervals (default 1000)")
+    t.add_argument("--seed", type=int, default=0,
+                   help="seed of the tests between metrics and of the bootstrap (default 0; "
+                        "SPA uses mt-metrics-eval's seed 4)")
+    t.add_argument("--alpha", type=float, default=0.05,
+                   help="p-value below which a metric beats another (clusters; default 0.05)")
+    t.add_argument("--no-statistics", action="store_true",
+                   help="only the paper-style tables (no intervals, SPA, acc_eq, clusters)")
+    t.add_argument("--json", metavar="FILE",
+                   help="also write every figure as JSON (- = stdout, then no Markdown)")
     add_output_argument(t, "Markdown file to write (default: docs/meta-eval-table.md; "
                            "- = stdout)", default="docs/meta-eval-table.md")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
@@ -253,20 +275,33 @@ def _system_scores(args: argparse.Namespace, bench: Any, results: Any,
 
 def run_system(args: argparse.Namespace) -> int:
     from gecscope.meta_eval.runner import system_correlations
+    from gecscope.meta_eval.significance import CORRELATIONS, correlation_interval
     from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
     scores, how = _system_scores(args, bench, results, systems)
     corrs = system_correlations(bench, scores, systems)
+    intervals = {k: {st: correlation_interval(st, c.human, c.metric, resamples=args.resamples,
+                                              seed=args.seed) for st in CORRELATIONS}
+                 for k, c in corrs.items()}
     if args.json:
         _print_json({"benchmark": bench.name, "metric": metric.name,
                      "level": args.level or "corpus", "aggregation": args.aggregation,
                      "systems": list(systems), "scores": scores,
-                     "correlations": {k: c.as_dict() for k, c in corrs.items()}})
+                     "correlations": {k: {**c.as_dict(), "intervals": {
+                         st: iv.as_list() for st, iv in intervals[k].items()}}
+                         for k, c in corrs.items()}})
         return 0
-    print(f"{bench.name}: {metric.name} ({how}), {len(systems)} systems")
+    print(f"{bench.name}: {metric.name} ({how}), {len(systems)} systems "
+          "(95% bootstrap intervals over systems)")
+
+    def cell(k: str, st: str, value: float) -> str:
+        iv = intervals[k][st]
+        return f"{value:.4f} [{iv.low:.3f}, {iv.high:.3f}]"
+
     print(render_table(["human ranking", "pearson", "spearman", "kendall"],
-                       [[k, c.pearson, c.spearman, c.kendall] for k, c in corrs.items()], 6))
+                       [[k, cell(k, "pearson", c.pearson), cell(k, "spearman", c.spearman),
+                         cell(k, "kendall", c.kendall)] for k, c in corrs.items()], 6))
     print()
     print(render_table(["system", "metric", *corrs],
                        [[s, scores[s], *(bench.human[k][s] for k in corrs)] for s in systems],
@@ -276,17 +311,32 @@ def run_system(args: argparse.Namespace) -> int:
 
 def run_sentence(args: argparse.Namespace) -> int:
     from gecscope.meta_eval.runner import sentence_correlations, sentence_score_table
+    from gecscope.meta_eval.ties import tie_calibrated_agreement
     from gecscope.reports.text import render_table
 
     bench, metric, results, systems = _scores(args)
-    agreement = sentence_correlations(bench, sentence_score_table(results), systems, args.ties,
+    table = sentence_score_table(results)
+    agreement = sentence_correlations(bench, table, systems, args.ties,
                                       not args.lower_is_better)
+    calibrated = {k: tie_calibrated_agreement(j, table, bench.ordered(systems), rows=bench.rows,
+                                              higher_is_better=not args.lower_is_better,
+                                              resamples=args.resamples, seed=args.seed)
+                  for k, j in bench.judgments.items()}
     if args.json:
         _print_json({"benchmark": bench.name, "metric": metric.name, "systems": list(systems),
+                     "calibrated": {k: c.as_dict() for k, c in calibrated.items()},
                      "agreement": {k: a.as_dict() for k, a in agreement.items()}})
         return 0
-    print(f"{bench.name}: {metric.name} sentence level, {len(systems)} systems, "
-          f"metric ties: {args.ties}")
+    print(f"{bench.name}: {metric.name} sentence level, {len(systems)} systems")
+    print("tie-calibrated (Deutsch et al. 2023; the metric-tie threshold epsilon is searched; "
+          "95% bootstrap interval over ranking items):")
+    print(render_table(["judgments", "acc_eq", "acc_eq 95% CI", "epsilon", "tau_eq", "epsilon",
+                        "items", "pairs"],
+                       [[k, c.acc_eq, f"[{c.acc_interval.low:.4f}, {c.acc_interval.high:.4f}]",
+                         c.acc_epsilon, c.tau_eq, c.tau_epsilon, c.items, c.pairs]
+                        for k, c in calibrated.items()], 6))
+    print()
+    print(f"uncalibrated (human ties left out; metric ties: {args.ties}):")
     print(render_table(["judgments", "accuracy", "kendall", "pairs", "agree", "disagree",
                         "metric ties"],
                        [[k, a.accuracy, a.kendall, a.pairs, a.agree, a.disagree, a.ties]
@@ -399,9 +449,23 @@ def run_table(args: argparse.Namespace) -> int:
     def factory(name: str) -> Any:
         return make_metric(name, args.option, alone=False)
 
+    if args.permutations < 0 or args.resamples < 1:
+        raise ConfigError("--permutations must be >= 0 and --resamples >= 1")
+    if not 0 < args.alpha < 1:
+        raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha}")
     result = build_table(benches, metrics, make_metric=factory,
                          ties=args.ties, system_set=args.systems, aggregations=aggregations,
-                         progress=progress, jobs=args.jobs)
+                         progress=progress, jobs=args.jobs,
+                         statistics=not args.no_statistics, permutations=args.permutations,
+                         resamples=args.resamples, seed=args.seed, alpha=args.alpha)
+    if args.json:
+        from gecscope.cli._common import dump_json
+        from gecscope.formats.base import atomic_write
+
+        if args.json == "-":
+            _print_json(result.as_dict())
+            return 0
+        atomic_write(args.json, [dump_json(result.as_dict())])
     tie_rule = ("a metric tie counts as a disagreement" if args.ties == "disagree" else
                 "a metric tie counts as a loss of the pair's first system (SEEDA's and "
                 "gec-metrics' rule)")

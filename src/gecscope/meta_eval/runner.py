@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError
 from gecscope.meta_eval.benchmarks import Benchmark
@@ -25,6 +25,10 @@ from gecscope.meta_eval.ranking import (
     check_aggregation,
 )
 from gecscope.meta_eval.sentence import SentenceAgreement, sentence_agreement
+
+if TYPE_CHECKING:
+    from gecscope.meta_eval.significance import Interval, Ranking, SoftPairwiseAccuracy
+    from gecscope.meta_eval.ties import TieCalibrated
 from gecscope.metrics.base import Metric, SystemResult
 
 LEVELS = ("corpus", "sentence")
@@ -105,12 +109,35 @@ class MetricRow:
     """One table row: a metric's system scores formed one way (``kind``: ``corpus``,
     ``sentence`` = mean sentence score, ``trueskill``, ``expected_wins``), their correlations
     per benchmark and human ranking, and, for rows built from sentence scores, the sentence-
-    level agreement of those scores per benchmark and judgment file."""
+    level agreement of those scores per benchmark and judgment file.
+
+    The WMT-grade figures (:func:`add_wmt_statistics`): ``intervals[bench][ranking][stat]``
+    (bootstrap over systems), ``calibrated[bench][level]`` (acc_eq/tau_eq, rows built from
+    sentence scores) and ``spa[bench][level]`` (soft pairwise accuracy, ``SentX`` rows only:
+    its system score is the sum of the sentence scores)."""
 
     label: str
     correlations: dict[str, dict[str, Correlation]] = field(default_factory=dict)
     sentence: dict[str, dict[str, SentenceAgreement]] = field(default_factory=dict)
     kind: str = "corpus"
+    intervals: dict[str, dict[str, dict[str, Interval]]] = field(default_factory=dict)
+    calibrated: dict[str, dict[str, TieCalibrated]] = field(default_factory=dict)
+    spa: dict[str, dict[str, SoftPairwiseAccuracy]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        """Every figure of the row (JSON-ready)."""
+        return {
+            "label": self.label, "kind": self.kind,
+            "correlations": {b: {k: {**c.as_dict(), "intervals": {
+                st: iv.as_list() for st, iv in self.intervals.get(b, {}).get(k, {}).items()}}
+                for k, c in cs.items()} for b, cs in self.correlations.items()},
+            "sentence": {b: {lv: {**a.as_dict(), **({"calibrated": self.calibrated[b][lv]
+                                                     .as_dict()}
+                                                  if lv in self.calibrated.get(b, {}) else {}),
+                                  **({"spa": self.spa[b][lv].as_dict()}
+                                     if lv in self.spa.get(b, {}) else {})}
+                             for lv, a in ag.items()} for b, ag in self.sentence.items()},
+        }
 
 
 @dataclass
@@ -120,19 +147,39 @@ class TableResult:
     seconds: dict[str, float]
     system_sets: dict[str, str]
     ties: str = "disagree"
+    rankings: dict[str, dict[str, Ranking]] = field(default_factory=dict)
+    """Significance clusters per benchmark and human ranking (Pearson)."""
+    levels: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Judgment level behind each human ranking, per benchmark."""
+    settings: dict[str, object] = field(default_factory=dict)
+    """Permutations, resamples, seeds and alpha of the WMT-grade statistics."""
+
+    def as_dict(self) -> dict[str, object]:
+        """Every figure of the table (JSON-ready)."""
+        return {"rows": [r.as_dict() for r in self.rows], "skipped": self.skipped,
+                "seconds": self.seconds, "system_sets": self.system_sets, "ties": self.ties,
+                "levels": self.levels, "settings": self.settings,
+                "clusters": {b: {k: r.as_dict() for k, r in ks.items()}
+                             for b, ks in self.rankings.items()}}
 
 
 def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 make_metric: Callable[[str], Metric] | None = None, ties: str = "disagree",
                 system_set: str = "base", aggregations: Sequence[str] = ("default",),
-                progress: Callable[[str], None] | None = None, jobs: int = 1) -> TableResult:
+                progress: Callable[[str], None] | None = None, jobs: int = 1,
+                statistics: bool = True, permutations: int = 1000, resamples: int = 1000,
+                seed: int = 0, alpha: float = 0.05) -> TableResult:
     """Correlations of every metric on every benchmark, one row per way of forming system
     scores: ``aggregations`` ``default`` gives the corpus-score row and, where the metric
     defines sentence scores, the mean-sentence-score row (``SentX``); ``trueskill`` and
     ``expected_wins`` give rows rating the sentence comparisons (``X+TS``, ``X+EW``). Rows
     built from sentence scores also carry the sentence-level agreement of those scores with
     every judgment file. A metric that cannot run (missing extra, needs inputs the benchmark
-    lacks, or fails) is skipped with the reason, so one broken metric does not stop the table."""
+    lacks, or fails) is skipped with the reason, so one broken metric does not stop the table.
+
+    ``statistics`` adds the WMT-grade figures (:func:`add_wmt_statistics`: intervals, SPA,
+    acc_eq/tau_eq, significance clusters) with ``permutations`` (SPA and the metric tests; 0
+    leaves out SPA and the clusters), ``resamples`` (bootstrap), ``seed`` and ``alpha``."""
     from gecscope.registry import get_metric
 
     aggs = list(dict.fromkeys(check_aggregation(a) for a in aggregations))
@@ -140,6 +187,7 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
         raise ConfigError("give at least one aggregation")
     factory = make_metric or (lambda name: get_metric(name)())
     rows: list[MetricRow] = []
+    human_p: dict[tuple[str, str], Any] = {}
     skipped: dict[str, str] = {}
     seconds: dict[str, float] = {}
     sets = {b.name: (system_set if b.system_sets else "all") for b in benchmarks}
@@ -164,6 +212,11 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 if has_sentence and all(r.sentence_scores is not None for r in results.values()):
                     table = sentence_score_table(results)
                     agreement = sentence_correlations(bench, table, systems, ties)
+                    if statistics:
+                        if progress:
+                            progress(f"{name} on {bench.name}: SPA and tie calibration")
+                        calibrated, spa = _sentence_statistics(
+                            bench, table, systems, human_p, permutations, resamples, seed)
                     for row in sent_rows:
                         if row.kind == "sentence":
                             scores = {s: _mean(v) for s, v in table.items()}
@@ -175,6 +228,10 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                         row.correlations[bench.name] = system_correlations(bench, scores,
                                                                            systems)
                         row.sentence[bench.name] = agreement
+                        if statistics:
+                            row.calibrated[bench.name] = calibrated
+                            if row.kind == "sentence" and spa:
+                                row.spa[bench.name] = spa
                 else:
                     has_sentence = False
         except Exception as exc:  # noqa: BLE001 - a failing metric is reported, not fatal
@@ -190,7 +247,81 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
         elif "default" not in aggs:
             skipped[name] = (f"metric {label!r} defines no sentence scores, which "
                              f"{', '.join(aggs)} aggregation rates")
-    return TableResult(rows, skipped, seconds, sets, ties)
+    result = TableResult(rows, skipped, seconds, sets, ties,
+                         levels={b.name: dict(b.levels) for b in benchmarks})
+    if statistics:
+        if progress:
+            progress("significance clusters and intervals")
+        add_wmt_statistics(result, permutations=permutations, resamples=resamples, seed=seed,
+                           alpha=alpha)
+    return result
+
+
+def _sentence_statistics(bench: Benchmark, table: Mapping[str, Sequence[float]],
+                         systems: Sequence[str], human_p: dict[tuple[str, str], Any],
+                         permutations: int, resamples: int, seed: int
+                         ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """acc_eq/tau_eq and SPA of one metric's sentence scores per judgment file; the humans'
+    pairwise p-values are computed once per benchmark and file (``human_p``)."""
+    from gecscope.meta_eval.significance import (
+        SPA_SEED,
+        human_pairwise_p_values,
+        metric_spa,
+    )
+    from gecscope.meta_eval.ties import tie_calibrated_agreement
+
+    order = bench.ordered(systems)
+    calibrated, spa = {}, {}
+    for level, judgments in bench.judgments.items():
+        calibrated[level] = tie_calibrated_agreement(judgments, table, order, rows=bench.rows,
+                                                     resamples=resamples, seed=seed)
+        if permutations > 0:
+            key = (bench.name, level)
+            if key not in human_p:
+                human_p[key] = human_pairwise_p_values(judgments, order, permutations,
+                                                       SPA_SEED)
+            spa[level] = metric_spa(judgments, table, order, permutations=permutations,
+                                    seed=SPA_SEED, human_p=human_p[key])
+    return calibrated, spa
+
+
+INTERVAL_STATISTICS = ("pearson", "spearman")
+CLUSTER_STATISTIC = "pearson"
+
+
+def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
+                       resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> None:
+    """Bootstrap intervals (over systems) on every row's Pearson and Spearman, and the
+    significance clusters of the rows per benchmark and human ranking (Pearson,
+    :func:`~gecscope.meta_eval.significance.compare_metrics`; skipped when ``permutations`` is
+    0)."""
+    from gecscope.meta_eval.significance import (
+        PermutationParams,
+        compare_metrics,
+        correlation_interval,
+    )
+
+    for row in result.rows:
+        for bench, corrs in row.correlations.items():
+            row.intervals[bench] = {
+                key: {st: correlation_interval(st, c.human, c.metric, resamples=resamples,
+                                               seed=seed) for st in INTERVAL_STATISTICS}
+                for key, c in corrs.items()}
+    result.settings = {"permutations": permutations, "resamples": resamples, "seed": seed,
+                       "alpha": alpha, "cluster_statistic": CLUSTER_STATISTIC,
+                       "interval": "95% percentile bootstrap over systems (correlations), "
+                                   "over ranking items at the calibrated threshold (acc_eq)"}
+    if permutations <= 0:
+        return
+    for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
+        keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
+        for key in keys:
+            with_key = [row for row in result.rows if key in row.correlations.get(bench, {})]
+            gold = with_key[0].correlations[bench][key].human
+            metrics = {row.label: row.correlations[bench][key].metric for row in with_key}
+            result.rankings.setdefault(bench, {})[key] = compare_metrics(
+                gold, metrics, CLUSTER_STATISTIC, alpha=alpha, seed=seed,
+                params=PermutationParams(permutations))
 
 
 SKIP_HINT = ("A metric skipped with a ConfigError lacks something it needs: a local model "
@@ -217,6 +348,8 @@ def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
     if notes:
         lines.append("")
     has = {name for row in result.rows for name in row.correlations}
+    if any(row.intervals for row in result.rows):
+        lines += _wmt_sections(result)
     if "gjg15" in has:
         lines += ["## GJG15 (13 systems, CoNLL-2014 references)", "",
                   "| Metric | EW γ | EW ρ | TS γ | TS ρ | Avg. | Sent. acc | Sent. τ |",
@@ -252,6 +385,63 @@ def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
         lines += [f"- `{name}`: {sec:.1f} s" for name, sec in result.seconds.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+BENCH_TITLES = {"gjg15": "GJG15", "seeda": "SEEDA"}
+RANKING_TITLES = {"EW": "Expected Wins", "TS": "TrueSkill", "EW_sent": "SEEDA-S, Expected Wins",
+                  "TS_sent": "SEEDA-S, TrueSkill", "EW_edit": "SEEDA-E, Expected Wins",
+                  "TS_edit": "SEEDA-E, TrueSkill"}
+
+
+def _ci(value: float, interval: Any) -> str:
+    if interval is None or math.isnan(value):
+        return _fmt(value)
+    return f"{_fmt(value)} [{_fmt(interval.low)}, {_fmt(interval.high)}]"
+
+
+def _wmt_sections(result: TableResult) -> list[str]:
+    """One table per benchmark and human ranking: rows in significance-cluster order."""
+    s = result.settings
+    lines = ["## Which metric can I trust? (WMT-grade statistics)", "",
+             (f"Cluster: metrics sorted by Pearson γ; a metric opens a new cluster when one of "
+              f"the cluster above beats it in a paired permutation test (PERM-BOTH, "
+              f"{s.get('permutations')} draws, p ≤ {s.get('alpha')}; mt-metrics-eval's "
+              f"`PermutationSigDiff` and `AssignRanks`). Intervals: 95% bootstrap "
+              f"({s.get('resamples')} resamples) over systems for γ and ρ, over ranking items "
+              f"for acc_eq. SPA: soft pairwise accuracy (Thompson et al. 2024), on `SentX` "
+              f"rows. acc_eq / τ_eq: tie-calibrated pairwise accuracy and tau (Deutsch et al. "
+              f"2023), the sentence-level figure; acc = today's uncalibrated accuracy "
+              f"(metric tie = {'disagreement' if result.ties == 'disagree' else 'first loses'})."),
+             ""]
+    for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
+        keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
+        for key in keys:
+            level = result.levels.get(bench, {}).get(key, "")
+            ranking = result.rankings.get(bench, {}).get(key)
+            by_label = {row.label: row for row in result.rows
+                        if key in row.correlations.get(bench, {})}
+            order = list(ranking.labels) if ranking else list(by_label)
+            lines += [(f"### Ranked on {BENCH_TITLES.get(bench, bench)} "
+                       f"({RANKING_TITLES.get(key, key)})"), "",
+                      ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA | acc_eq [95% CI] "
+                      "| τ_eq | acc |"),
+                      "|---|---|---|---|---|---|---|---|"]
+            for label in order:
+                row = by_label[label]
+                c = row.correlations[bench][key]
+                iv = row.intervals.get(bench, {}).get(key, {})
+                spa = row.spa.get(bench, {}).get(level)
+                cal = row.calibrated.get(bench, {}).get(level)
+                agree = row.sentence.get(bench, {}).get(level)
+                cells = [str(ranking.rank_of(label)) if ranking else "–", label,
+                         _ci(c.pearson, iv.get("pearson")), _ci(c.spearman, iv.get("spearman")),
+                         _fmt(spa.spa) if spa else "–",
+                         _ci(cal.acc_eq, cal.acc_interval) if cal else "–",
+                         _fmt(cal.tau_eq) if cal else "–",
+                         _fmt(agree.accuracy) if agree else "–"]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+    return lines
 
 
 def _row(label: str, values: Sequence[float], extra: Sequence[str] = ()) -> str:

@@ -259,6 +259,8 @@ def mean_interval(values: Sequence[float], *, resamples: int = 1000, seed: int =
                   level: float = 0.95) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (resampled with replacement)."""
     np = _np()
+    if resamples < 1:
+        raise ConfigError(f"resamples must be at least 1, got {resamples}")
     v = np.asarray(values, dtype=float)
     if not len(v):
         return Interval(math.nan, math.nan, level, 0)
