@@ -142,3 +142,30 @@ def test_progress_counts_the_sentences_attributed(sample: dict[str, Path],
                  "--progress"]) == 0
     err = capsys.readouterr().err
     assert f"attributing (shapley): {2 * N}/{2 * N} sentences (100%" in err
+
+
+@pytest.mark.requires_spacy
+def test_llm_judge_cat_by_hand(cache_dir: Path, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    # an LLM judge (llm_sent) on a loopback server whose rule (tests/cli/test_llm_judge_cli.py)
+    # gives 1 to a target equal to its source and 2 to any other: a sentence changed by one
+    # edit gains +1, by two edits +0.5 each (any one of them alone already gives the 2)
+    from loopback import serving
+    from test_llm_judge_cli import _Handler
+
+    src, hyp = tmp_path / "src.txt", tmp_path / "hyp.txt"
+    src.write_text("He go home .\nShe like apple .\nThey is happy .\n", encoding="utf-8")
+    hyp.write_text("He goes home .\nShe likes apples .\nThey is happy .\n", encoding="utf-8")
+    handler = type("Handler", (_Handler,), {"bodies": [], "keys": []})
+    with serving(handler) as url:
+        assert main(["evaluate", "-m", "llm_sent", "-s", str(src), "--hyp", str(hyp),
+                     "-o", f"base_url={url}", "-o", "model=judge", "--cat", "2", "-q",
+                     "--jobs", "1"]) == 0
+    blocks = _blocks(capsys.readouterr().out)
+    body = blocks["hyp: llm_sent by error type (level 2), attribution (shapley): sum of edit "
+                  "shares of delta llm_sent (M(S, H) - M(S, S), per sentence)"]
+    rows = {line.split()[0]: line.split()[1:] for line in body.splitlines()[2:]
+            if line and not line.startswith(("all", "delta"))}
+    assert rows == {"NOUN:NUM": ["1", "+0.5000", "+0.5000"],
+                    "VERB:SVA": ["2", "+1.5000", "+0.7500"]}
+    assert "delta llm_sent summed over the 3 sentences: +2.0000" in body
