@@ -84,6 +84,26 @@ def test_auto_recovers_the_tokenised_score(sample: dict) -> None:
 
 
 @pytest.mark.requires_data
+def test_auto_on_a_half_detokenised_file(sample: dict) -> None:
+    # every other line running text: the file is re-tokenised as a whole, and the tokenised
+    # lines come through unchanged but for a quote NUCLE left on its word before a space
+    # ("'vertically' ." is read as "'vertically ' .")
+    data = EvalData.from_files(sample["ref"])
+    mixed = [d if i % 2 else t for i, (t, d) in enumerate(zip(sample["lines"], sample["detok"],
+                                                               strict=True))]
+    hyp = Hypothesis.from_texts(mixed, "mixed")
+    redone, note = retokenise(data, hyp, "auto")
+    assert note is not None and "auto chose nltk" in note
+    tokenised = [tuple(t.split()) for t in sample["lines"]]
+    changed = [i for i in range(0, N, 2) if redone.tokens[i] != tokenised[i]]
+    assert len(changed) <= 2 and all("' " in sample["lines"][i] for i in changed), changed
+    assert all(redone.tokens[i] != hyp.tokens[i] for i in range(1, N, 2)
+               if re.search(r"\w[.,]", sample["detok"][i]))
+    tok_score, _ = _score(data, Hypothesis.from_texts(sample["lines"]), "none")
+    assert abs(_score(data, hyp, "auto")[0] - tok_score) < 0.01
+
+
+@pytest.mark.requires_data
 def test_auto_leaves_a_tokenised_hypothesis_alone(sample: dict) -> None:
     data = EvalData.from_files(sample["ref"])
     tokenised = Hypothesis.from_file(sample["tok"])
