@@ -15,6 +15,7 @@ reads a file's bytes again (line ends, BOM, encoding).
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 import warnings
 from collections import Counter
@@ -473,8 +474,9 @@ def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Li
         out.append(_finding(
             "shift", WARNING,
             f"{name}: lines {first + 1}-{last + 1} match the source {side} better than their "
-            f"own (hypothesis line i is source line i{k:+d}): a line was lost or added "
-            f"around line {first + 1 if k < 0 else first}, shifting what follows",
+            f"own (hypothesis line i is source line i{k:+d}): "
+            f"{'a line was lost' if k > 0 else 'a line was added'} before line {first + 1}, "
+            "shifting what follows",
             "repair the file (the system dropped, added, merged or split a line there); "
             "for merged or split sentences score with --hyp-level auto",
             file=path, system=name, lines=list(range(first + 1, last + 2)),
@@ -535,9 +537,12 @@ def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Li
 
 
 def line_count_finding(name: str, path: str, got: int, expected: int, expected_from: str,
-                       raw_lines: Sequence[str] | None = None) -> Finding:
-    """An error: the hypothesis has another number of lines than the source, with what may
-    explain it (blank lines at the end, sentences split or merged)."""
+                       raw_lines: Sequence[str] | None = None, *,
+                       realigned: bool = False) -> Finding:
+    """The hypothesis (or a plain-text reference) has another number of lines than the
+    source, with what may explain it (blank lines at the end, sentences split or merged). An
+    error, unless ``realigned``: ``evaluate --hyp-level auto`` (its default) or ``paragraph``
+    then aligns the lines to the source's sentences, and it is a warning."""
     tail = 0
     for ln in reversed(raw_lines or ()):
         if ln.strip():
@@ -546,6 +551,10 @@ def line_count_finding(name: str, path: str, got: int, expected: int, expected_f
     why = f" (it ends with {tail} blank line(s))" if tail and got > expected else ""
     if tail and got - tail == expected:
         fix = "remove the blank lines at the end"
+    elif realigned:
+        fix = ("if the system merged or split sentences or wrote paragraphs, the alignment "
+               "is what you want (check its low-confidence lines); otherwise repair the "
+               "file where lines were lost or added (see the shift findings)")
     elif got > expected:
         fix = ("if the system split sentences, score with --hyp-level auto (sentences "
                "re-aligned to the source's); otherwise find the extra lines (see the shift "
@@ -553,8 +562,10 @@ def line_count_finding(name: str, path: str, got: int, expected: int, expected_f
     else:
         fix = ("if the system merged sentences or wrote paragraphs, score with --hyp-level "
                "auto; otherwise find the lost lines (see the shift findings)")
-    return _finding("line-count", ERROR,
-                    f"{name} has {got} lines, {expected_from} has {expected}{why}", fix,
+    then = ("; evaluate will align its lines to the source's sentences (--hyp-level)"
+            if realigned else "")
+    return _finding("line-count", WARNING if realigned else ERROR,
+                    f"{name} has {got} lines, {expected_from} has {expected}{why}{then}", fix,
                     file=path, system=name, short=f"{name}: {got} lines for {expected}",
                     got=got, expected=expected)
 
@@ -627,11 +638,14 @@ def _collect(out: list[Finding], caught: Iterable[warnings.WarningMessage],
 def check_files(references: Sequence[str], source: str | None, hypotheses: Sequence[str],
                 names: Sequence[str] | None = None, *, lang: Any = None,
                 hyp_format: str = "auto", registry: Iterable[KnownFile] = (),
-                metrics: Sequence[str] | None = None) -> list[Finding]:
+                metrics: Sequence[str] | None = None, hyp_level: str = "sentence",
+                hyp_tokenise: str = "none") -> list[Finding]:
     """Every finding about an evaluation's files, as ``gecscope check`` reports them: what
     makes ``gecscope evaluate`` stop (a wrong line count, a file it cannot read) is reported
     as an error finding and the other checks still run on what could be read. Nothing is
-    annotated (no edit extraction): files are read as text, so it is fast in any language."""
+    annotated (no edit extraction): files are read as text, so it is fast in any language.
+    ``hyp_level`` and ``hyp_tokenise`` are evaluate's ``--hyp-level`` and ``--hyp-tokenise``:
+    what they will repair is said, as a warning or a note."""
     from gecscope.checks import glued_share, system_names
     from gecscope.errors import GecscopeError
     from gecscope.formats.base import split_lines
@@ -738,11 +752,17 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
             continue
         if len(tokens) != len(sources):
             out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
-                                          r.lines))
+                                          r.lines, realigned=hyp_level != "sentence" and
+                                          hyp_m2 is None))
         out.extend(content_findings(name, path, tokens, sources, refs))
-        out.extend(_input_warnings(name, path, tokens, sources, ref_share,
-                                   hyp_m2.annotators if hyp_m2 is not None else None,
-                                   m2_annotators))
+        said = _input_warnings(name, path, tokens, sources, ref_share,
+                               hyp_m2.annotators if hyp_m2 is not None else None,
+                               m2_annotators)
+        if hyp_tokenise != "none" and hyp_m2 is None:
+            said = [dataclasses.replace(
+                f, severity=INFO, message=f"{f.message} (--hyp-tokenise {hyp_tokenise} "
+                "re-tokenises it)", fix="") if f.code == "detokenised" else f for f in said]
+        out.extend(said)
     return out
 
 

@@ -85,12 +85,17 @@ def test_nthu_shifted_lines_found_and_amu_clean(capsys, conll14: Path) -> None:
 def test_a_dropped_line_is_an_error_and_located(capsys, conll14: Path, tmp_path: Path) -> None:
     lines = (conll14 / "submissions" / "AMU").read_text(encoding="utf-8").split("\n")
     dropped = write(tmp_path / "AMU", lines[:99] + lines[100:-1])  # line 100 lost
-    rc, report = check_json(capsys, "-r", str(conll14 / "official-2014.combined.m2"),
-                            "--hyp", str(dropped))
+    m2 = str(conll14 / "official-2014.combined.m2")
+    rc, report = check_json(capsys, "-r", m2, "--hyp", str(dropped), "--hyp-level",
+                            "sentence")
     assert rc == EXIT_ERRORS
     found = codes(report)
     assert found["line-count"]["severity"] == "error"
     assert found["line-count"]["data"] == {"got": 1311, "expected": 1312}
+    # evaluate's default --hyp-level auto aligns the lines to the source's: a warning
+    rc, report = check_json(capsys, "-r", m2, "--hyp", str(dropped))
+    assert rc == EXIT_WARNINGS and codes(report)["line-count"]["severity"] == "warning"
+    assert "evaluate will align its lines" in codes(report)["line-count"]["message"]
     (shift,) = [f for f in report["findings"] if f["code"] == "shift"]
     assert shift["lines"][0] == 100 and shift["data"]["offset"] == 1
     assert shift["line_count"] == 1212  # lines 100-1311, to the end of the file
@@ -213,7 +218,7 @@ def test_crlf_bom_and_stray_cr(capsys, plain: tuple[Path, Path], tmp_path: Path)
     found = codes(report, str(stray))
     assert found["lone-cr"]["lines"] == [5] and found["lone-cr"]["severity"] == "warning"
     assert found["line-count"]["data"] == {"got": 13, "expected": 12}
-    assert rc == EXIT_ERRORS
+    assert rc == EXIT_WARNINGS
 
 
 def test_identical_repeated_and_empty_lines(capsys, plain: tuple[Path, Path],
@@ -248,14 +253,14 @@ def test_json_schema_and_exit_codes(capsys, plain: tuple[Path, Path], tmp_path: 
     assert capsys.readouterr().out == "gecscope check: nothing found\n"
     # two blank lines at the end: an error whose fix is to remove them
     blank = write(tmp_path / "blank.txt", CORRECTED[:5] + SENTENCES[5:] + ["", ""])
-    rc, report = check_json(capsys, "-s", str(src), "-r", str(ref), "--hyp", str(blank))
+    rc, report = check_json(capsys, "-s", str(src), "-r", str(ref), "--hyp", str(blank),
+                            "--hyp-level", "sentence")
     (f,) = report["findings"]
     assert rc == report["exit_status"] == EXIT_ERRORS
     assert set(f) == {"code", "severity", "system", "file", "lines", "line_count", "message",
                       "fix", "data"}
     assert f["code"] == "line-count" and f["fix"] == "remove the blank lines at the end"
-    assert f"blank has 14 lines, {src} has 12" in f["message"] and "ends with 2 blank line(s)" in \
-        f["message"]
+    assert f["message"] == f"blank has 14 lines, {src} has 12 (it ends with 2 blank line(s))"
     assert report["counts"] == {"error": 1, "warning": 0, "info": 0}
     # a reference with a line missing is an error too; evaluate would stop
     short = write(tmp_path / "short.txt", CORRECTED[:-1])

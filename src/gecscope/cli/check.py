@@ -91,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     registry = load_registry(args.registry)
     findings = check_files(args.ref, args.source, args.hyp, args.name,
                            lang=language_from_args(args), hyp_format=args.hyp_format,
-                           registry=registry, metrics=args.metric)
+                           registry=registry, metrics=args.metric,
+                           hyp_level=getattr(args, "hyp_level", None) or "sentence",
+                           hyp_tokenise=getattr(args, "hyp_tokenise", None) or "none")
     if args.format == "json":
         print(json.dumps(report_json(args, findings), ensure_ascii=False, indent=1))
     else:
