@@ -147,7 +147,7 @@ def test_attributions_from_other_sentence_scores_are_dropped() -> None:
     report, _, _ = _report(tamper={"good": 2})
     table = report.attributions["toy-exact"]
     assert "good" not in table.rows and set(table.rows) == {"over", "copy"}
-    assert any("no toy-exact attributions for good" in w and "sentence 3" in w
+    assert any("no toy-exact attributions for good" in w and "sentence 3: 1.0, the scoring's 1.5" in w
                for w in report.inputs["warnings"])
 
 
@@ -159,3 +159,19 @@ def test_bad_requests_are_refused() -> None:
     with pytest.raises(ConfigError, match="samples"):
         AttributionRequest(samples=0)
     assert dataclasses.replace(AttributionRequest(), max_exact=3).options()["max_exact"] == 3
+
+
+def test_attributions_out_of_order_or_missing_are_dropped(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    # gecscope.explain.attribute's real results, then reordered or cut short on their way
+    # into the report: matched by position they would colour the wrong sentences
+    import gecscope.explain
+
+    real = gecscope.explain.attribute
+    for tamper, where in ((lambda got: got[1:] + got[:1], "not sentences 1 to 5 in order"),
+                          (lambda got: got[:-1], "4 sentences, not sentences 1 to 5")):
+        monkeypatch.setattr(gecscope.explain, "attribute",
+                            lambda *a, _t=tamper, **k: _t(real(*a, **k)))
+        report, _, _ = _report(metrics=(ExactMatch(),))
+        assert report.attributions["toy-exact"].rows == {}
+        assert sum(where in w for w in report.inputs["warnings"]) == 3  # every system

@@ -185,6 +185,20 @@ def _by_type(shares: Sequence[SentenceShares]) -> list[TypeShare]:
     return [TypeShare(t, math.fsum(v), len(v)) for t, v in sorted(values.items())]
 
 
+def _mismatch(got: Sequence[SentenceAttribution], scores: Sequence[float]) -> str | None:
+    """Where attributions fail to match the scoring: one per sentence, in order, each
+    starting from the scoring's sentence score (``full``, within :data:`FULL_TOLERANCE`; two
+    NaN match); ``None`` when they all do."""
+    if [a.index for a in got] != list(range(len(scores))):
+        return f"{len(got)} sentences, not sentences 1 to {len(scores)} in order"
+    for a, score in zip(got, scores, strict=True):
+        full, want = float(a.full), float(score)
+        if not (math.isclose(full, want, rel_tol=FULL_TOLERANCE, abs_tol=FULL_TOLERANCE)
+                or (math.isnan(full) and math.isnan(want))):
+            return f"sentence {a.index + 1}: {full!r}, the scoring's {want!r}"
+    return None
+
+
 def attribution_tables(data: EvalData, hyps: Sequence[Hypothesis],
                        results: Sequence[SystemResult], metrics: Sequence[Metric],
                        request: AttributionRequest, *, notes: list[str],
@@ -229,18 +243,12 @@ def attribution_tables(data: EvalData, hyps: Sequence[Hypothesis],
             except (GecscopeError, ImportError) as exc:
                 notes.append(f"no {name} attributions for {r.system}: {exc}")
                 continue
-            shares = [_shares(sources[a.index], a) for a in got]
-            scores = r.sentence_scores or []
-            wrong = next((a.index for a, s in zip(got, shares, strict=True)
-                          if a.index >= len(scores) or not math.isclose(
-                              s.full, float(scores[a.index]), rel_tol=FULL_TOLERANCE,
-                              abs_tol=FULL_TOLERANCE)), None)
-            if wrong is not None or len(got) != len(scores):
-                where = (f"sentence {wrong + 1}" if wrong is not None
-                         else f"{len(got)} sentences for {len(scores)}")
+            where = _mismatch(got, r.sentence_scores or [])
+            if where is not None:
                 notes.append(f"no {name} attributions for {r.system}: they start from sentence "
                              f"scores other than the scoring's ({where})")
                 continue
+            shares = [_shares(sources[a.index], a) for a in got]
             table.shares[r.system] = shares
             table.rows[r.system] = _by_type(shares)
             table.delta[r.system] = math.fsum(s.delta for s in shares)
