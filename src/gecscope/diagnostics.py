@@ -755,14 +755,14 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
                                           r.lines, realigned=hyp_level != "sentence" and
                                           hyp_m2 is None))
         out.extend(content_findings(name, path, tokens, sources, refs))
-        said = _input_warnings(name, path, tokens, sources, ref_share,
-                               hyp_m2.annotators if hyp_m2 is not None else None,
-                               m2_annotators)
+        warned = _input_warnings(name, path, tokens, sources, ref_share,
+                                 hyp_m2.annotators if hyp_m2 is not None else None,
+                                 m2_annotators)
         if hyp_tokenise != "none" and hyp_m2 is None:
-            said = [dataclasses.replace(
+            warned = [dataclasses.replace(
                 f, severity=INFO, message=f"{f.message} (--hyp-tokenise {hyp_tokenise} "
-                "re-tokenises it)", fix="") if f.code == "detokenised" else f for f in said]
-        out.extend(said)
+                "re-tokenises it)", fix="") if f.code == "detokenised" else f for f in warned]
+        out.extend(warned)
     return out
 
 
