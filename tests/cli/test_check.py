@@ -111,6 +111,10 @@ def test_detokenised_hypothesis_found(capsys, conll14: Path, tmp_path: Path) -> 
     found = codes(report)
     assert "detokenised" in found["detokenised"]["message"]
     assert "--hyp-tokenise auto" in found["detokenised"]["fix"]
+    # asked for: evaluate re-tokenises it, a note
+    rc, report = check_json(capsys, "-r", str(conll14 / "official-2014.combined.m2"),
+                            "--hyp", str(tmp_path / "AMU.detok"), "--hyp-tokenise", "auto")
+    assert rc == 0 and codes(report)["detokenised"]["severity"] == "info"
 
 
 def test_known_files_recognised_by_hash(capsys, shared_data: Path, tmp_path: Path) -> None:
