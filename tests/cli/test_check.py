@@ -319,8 +319,8 @@ def test_shipped_registry_hashes_its_own_normal_form() -> None:
 # -- evaluate's one line ----------------------------------------------------------------------
 
 
-def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path],
-                                          tmp_path: Path) -> None:
+def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     src, ref = plain
     shifted = CORRECTED[:3] + CORRECTED[4:8] + [CORRECTED[3]] + CORRECTED[8:]
     hyp = write(tmp_path / "sys.txt", shifted)
@@ -350,6 +350,14 @@ def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path],
     assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
                  str(clean)]) == 0
     assert "gecscope: check" not in capsys.readouterr().err
+    # a broken user registry does not stop an evaluation; it is named
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    monkeypatch.setenv("GECSCOPE_TESTSETS", str(bad))
+    assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
+                 str(clean)]) == 0
+    assert f"gecscope: warning: check: test-set registry not read: {bad}: not valid JSON" in \
+        capsys.readouterr().err
 
 
 def test_shifted_runs_and_line_ranges() -> None:

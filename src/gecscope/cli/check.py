@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gecscope.cli._inputs import EVAL_USAGE, add_eval_arguments, add_report_arguments
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, GecscopeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.data import EvalData, Hypothesis
@@ -148,9 +148,12 @@ def print_summary(data: EvalData, hyps: Sequence[Hypothesis]) -> None:
     try:
         registry = load_registry()
     except ConfigError as exc:
-        registry, problem = shipped_registry(), str(exc)
-    line = summary_line(evaluation_findings(data, hyps, registry), _HINT)
+        registry, problem = shipped_registry(), f"test-set registry not read: {exc}"
+    try:
+        line = summary_line(evaluation_findings(data, hyps, registry), _HINT)
+    except (GecscopeError, OSError) as exc:  # a summary never stops an evaluation
+        line, problem = None, problem or f"the checks did not run ({exc})"
     if line:
         print(f"gecscope: check: {line}", file=sys.stderr)
     if problem:
-        print(f"gecscope: warning: test-set registry not read: {problem}", file=sys.stderr)
+        print(f"gecscope: warning: check: {problem}", file=sys.stderr)
