@@ -70,6 +70,10 @@ def add_parser(msub: Any) -> None:
                    help="error-type schemes: nucle, errant or nucle,errant (default nucle)")
     s.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples of sentences (default 1000)")
+    s.add_argument("--corpus-bootstrap", type=int, default=None, metavar="N",
+                   help="resamples of the corpus level alone (default: --bootstrap); each "
+                        "re-aggregates every corpus, slow for metrics without a vectorised "
+                        "path (green, cleme, imeasure)")
     s.add_argument("--bootstrap-seed", type=int, default=12345)
     s.add_argument("--format", choices=["text", "json"], default="text")
     add_jobs_argument(s, "scoring the nodes")
@@ -144,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
         lattice_annotators=_ints(args.lattice_annotators, "--lattice-annotators"),
         sampler=args.sampler, levels=args.levels, seed=args.seed,
         max_permutations=args.max_permutations, min_chains=args.min_chains,
-        n_samples=args.bootstrap, bootstrap_seed=args.bootstrap_seed, type_schemes=schemes,
+        n_samples=args.bootstrap, bootstrap_seed=args.bootstrap_seed,
+        corpus_samples=args.corpus_bootstrap, type_schemes=schemes,
         jobs=args.jobs,
         progress=None if args.format == "json" else
         (lambda m: print(m, file=sys.stderr)))
@@ -162,8 +167,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"corpora ({first['corpus']['sampler']} sampler): mean applied edits per sentence "
           f"{applied}")
     conf = round(first["bootstrap"]["confidence"] * 100)
-    print(f"intervals: {conf}% percentile bootstrap over sentences, "
-          f"{first['bootstrap']['samples']} resamples, seed {first['bootstrap']['seed']}")
+    b = first["bootstrap"]
+    print(f"intervals: {conf}% percentile bootstrap over sentences, {b['samples']} resamples "
+          f"({b['corpus_samples']} at corpus level), seed {b['seed']}")
     print()
     rows = []
     for r in out:

@@ -614,10 +614,12 @@ def errant_types(corpus: Corpus, sentences: Sequence[int]) -> dict[tuple[int, in
 
 def analyse(scores: NodeScores, corpora: Corpora, lattice: Lattice, refs: References, *,
             n_samples: int = 1000, seed: int = 12345, confidence: float = 0.95,
-            types: dict[str, Callable[[Chain, Edit], str]] | None = None) -> MaegeResult:
+            types: dict[str, Callable[[Chain, Edit], str]] | None = None,
+            corpus_samples: int | None = None) -> MaegeResult:
     """Corpus-level correlations, chain Kendall tau and per-type score changes, each with a
-    percentile bootstrap interval over sentences (``seed``; one set of resampled sentences
-    shared by the statistics)."""
+    percentile bootstrap interval over sentences (``seed``). ``corpus_samples`` (default
+    ``n_samples``) resamples the corpus level alone: each one re-aggregates all corpora,
+    which is slow for a metric without a vectorised path (GREEN, CLEME, I-measure)."""
     from gecscope.stats.resample import Scorer, make_rng
 
     np = _np()
@@ -672,7 +674,11 @@ def analyse(scores: NodeScores, corpora: Corpora, lattice: Lattice, refs: Refere
         raise ConfigError("the corpora have no sentence with references to score against")
     full = np.array([float(scorer.values(rows[c][None, :])["value"][0])
                      for c in range(len(rows))])
-    draws = rng.integers(0, n_sent, size=(n_samples, n_sent))
+    n_corpus = n_samples if corpus_samples is None else corpus_samples
+    if n_corpus < 1:
+        raise ConfigError(f"the number of corpus-level resamples must be positive, got "
+                          f"{n_corpus}")
+    draws = rng.integers(0, n_sent, size=(n_corpus, n_sent))
     boot = np.stack([scorer.values(rows[c][draws])["value"] for c in range(len(rows))], axis=1)
     pearson = _estimate(float(_pearson(full[None, :], levels)[0]), _pearson(boot, levels),
                         confidence)
@@ -685,8 +691,8 @@ def analyse(scores: NodeScores, corpora: Corpora, lattice: Lattice, refs: Refere
         spearman=spearman, kendall=total, tau=tau, per_type=per_type,
         dropped_chains=scores.dropped_chains,
         dropped_corpus_sentences=scores.dropped_corpus_sentences,
-        bootstrap={"samples": n_samples, "seed": seed, "confidence": confidence,
-                   "unit": "sentence"})
+        bootstrap={"samples": n_samples, "corpus_samples": n_corpus, "seed": seed,
+                   "confidence": confidence, "unit": "sentence"})
 
 
 # -- one call ----------------------------------------------------------------------------------
@@ -696,7 +702,7 @@ def run_maege(m2: Corpus | str, metrics: Sequence[Metric | str], *,
               sampler: str = "nested", levels: int = 11, seed: int = 1,
               max_permutations: int = 1, min_chains: int | None = None,
               n_samples: int = 1000, bootstrap_seed: int = 12345, confidence: float = 0.95,
-              type_schemes: Sequence[str] = ("nucle",), jobs: int = 1,
+              corpus_samples: int | None = None, type_schemes: Sequence[str] = ("nucle",), jobs: int = 1,
               progress: Callable[[str], None] | None = None) -> list[MaegeResult]:
     """MAEGE for every metric (registry names or instances) on the gold M2 ``m2``.
 
@@ -750,5 +756,6 @@ def run_maege(m2: Corpus | str, metrics: Sequence[Metric | str], *,
                      f"{metric.name}")
         scores = score_nodes(metric, corpus, lattice, corpora, refs, jobs=jobs)
         out.append(analyse(scores, corpora, lattice, refs, n_samples=n_samples,
-                           seed=bootstrap_seed, confidence=confidence, types=types))
+                           seed=bootstrap_seed, confidence=confidence, types=types,
+                           corpus_samples=corpus_samples))
     return out
