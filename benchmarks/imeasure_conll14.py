@@ -6,7 +6,7 @@ the correction I (x100) next to the published value, then the timings. ``--verif
 compares the decomposed search with the tool's exhaustive enumeration on N random
 (sentence, system) pairs with at most ``--max-candidates`` candidates. Usage::
 
-    python benchmarks/imeasure_conll14.py [--data ../shared/data/conll14] [--tie-i floor]
+    python benchmarks/imeasure_conll14.py [--data ../shared/data/conll14] [--fix-tie-i]
     python benchmarks/imeasure_conll14.py --verify 300
 """
 
@@ -37,7 +37,8 @@ def main() -> None:
     here = Path(__file__).resolve().parent.parent
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(here.parent / "shared" / "data" / "conll14"))
-    ap.add_argument("--tie-i", default="zero", choices=["zero", "floor"])
+    ap.add_argument("--fix-tie-i", action="store_true",
+                    help="I = 0 on a tie with the baseline (default: ieval's floor(WAcc))")
     ap.add_argument("--baseline", default="separate", choices=["separate", "recount"])
     ap.add_argument("--retokenize", default=None, choices=[None, "treebank"])
     ap.add_argument("--window", type=int, default=2)
@@ -53,7 +54,7 @@ def main() -> None:
     gold = m2_to_gold(read_m2(data / "official-2014.combined.m2"), retokenize=args.retokenize,
                       all_annotators=args.all_annotators)
     t_conv = time.perf_counter() - t0
-    metric = IMeasureMetric(tie_i=args.tie_i, window=args.window, optimise=args.optimise,
+    metric = IMeasureMetric(fix_tie_i=args.fix_tie_i, window=args.window, optimise=args.optimise,
                             baseline=args.baseline)
     caches: list[dict] = [{} for _ in range(len(gold))]
     print(f"{'system':8} {'c_I':>7} {'published':>9} {'diff':>6} {'c_WAcc':>7} {'c_WAcc_b':>8} "
