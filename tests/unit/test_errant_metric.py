@@ -187,3 +187,7 @@ def test_the_note_is_printed_under_the_table_only_when_a_fix_is_on(
                      "fix_duplicate_edits=true", *style]) == 0
         out = capsys.readouterr().out
         assert "fix_duplicate_edits=true (" in out.split("signature:")[1]
+    html = tmp_path / "report.html"
+    assert main(["evaluate", "-r", str(ref), "--hyp", str(hyp), "-o", "fix_duplicate_edits=true",
+                 "--html", str(html)]) == 0
+    assert '<p class="meta">note: fix_duplicate_edits=true (' in html.read_text(encoding="utf-8")
