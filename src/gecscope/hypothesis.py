@@ -253,8 +253,9 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
     confidence are named in the message (source sentence and hypothesis line); when more
     than :data:`~gecscope.alignment.sentences.MAX_LOW_SHARE` of them are, nothing is
     scored: a :class:`FormatError` (a :class:`LengthMismatchError` under ``auto`` when the
-    counts differ) naming the file. A hypothesis given as M2 or in the parallel format is
-    sentence-level by construction."""
+    counts differ) naming the file; under ``auto`` with one line per sentence, the lines are
+    kept as they are (what the reference scorers score) and the message says so. A
+    hypothesis given as M2 or in the parallel format is sentence-level by construction."""
     from gecscope.alignment.sentences import MAX_LOW_SHARE, align_sentences, looks_line_aligned
 
     if level not in HYP_LEVELS:
@@ -284,6 +285,11 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
            else "its lines do not follow the source's")
     done = (f"{hyp.name}: {why}: aligned to the source's sentences as paragraphs "
             f"(--hyp-level {level}; sentences per move {moves})")
+    if found.failures > MAX_LOW_SHARE * n and level == "auto" and m == n:
+        return hyp, (f"{hyp.name}: most lines are unlike their source line, but aligning them "
+                     f"to the source's sentences as paragraphs (--hyp-level auto) left "
+                     f"{found.failures} of {n} sentences unaligned ({found.problems(3)}): "
+                     "scored line by line; run gecscope check")
     if found.failures > MAX_LOW_SHARE * n:
         rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
                 f"than {MAX_LOW_SHARE:.0%}): {found.problems()}; nothing was scored")
