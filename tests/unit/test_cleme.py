@@ -178,8 +178,12 @@ def test_model_weights_are_summed_and_zero_stays_zero_when_fixed() -> None:
         pytest.approx((0.5, 0.25, 2.0, 4))
     m1 = CLEMEMetric(weighting="similarity").aggregate(stats)
     assert m1.fields["TP"] == pytest.approx(1.5)  # reference code: `weight or 1.0`
-    fixed = CLEMEMetric(weighting="similarity", fix_zero_weights=True).aggregate(stats)
+    fixed_metric = CLEMEMetric(weighting="similarity", fix_zero_weights=True)
+    fixed = fixed_metric.aggregate(stats)
     assert fixed.fields["TP"] == pytest.approx(0.5)
+    # the tool's score from the same statistics, for the note under the table
+    official = fixed_metric.official_score(None, None, stats)  # type: ignore[arg-type]
+    assert official is not None and official.fields == m1.fields
     with pytest.raises(ConfigError):
         CLEMEMetric(weighting="similarity").aggregate([CLEMEStats((_stats(1, 0, 0),))])
 

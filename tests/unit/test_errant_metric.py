@@ -185,8 +185,14 @@ def test_the_note_is_printed_under_the_table_only_when_a_fix_is_on(
         assert "fix_duplicate_edits" not in capsys.readouterr().out
         assert main(["evaluate", "-r", str(ref), "--hyp", str(hyp), "-o",
                      "fix_duplicate_edits=true", *style]) == 0
-        out = capsys.readouterr().out
-        assert "fix_duplicate_edits=true (" in out.split("signature:")[1]
+        note = capsys.readouterr().out.split("signature:")[1]
+        # the note says which numbers the fix changed, and errant_compare's (TP 2, run here)
+        assert "fix_duplicate_edits=true (" in note and "it changed hyp (TP 1 vs 2" in note
+    # a fix that changes nothing here says so
+    ref.write_text("S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    assert main(["evaluate", "-r", str(ref), "--hyp", str(hyp), "-o",
+                 "fix_duplicate_edits=true"]) == 0
+    assert "no number here differs from errant_compare 3.0.2" in capsys.readouterr().out
     html = tmp_path / "report.html"
     assert main(["evaluate", "-r", str(ref), "--hyp", str(hyp), "-o", "fix_duplicate_edits=true",
                  "--html", str(html)]) == 0

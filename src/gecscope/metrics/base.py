@@ -417,12 +417,31 @@ class Metric(ABC, Generic[S]):
         :attr:`official`'s)."""
         return [k for k in self.fixes if getattr(self.config, k, False) is True]
 
-    def fix_note(self) -> str | None:
-        """The note printed under a table whose numbers used fixes (``None`` without any)."""
+    def without_fixes(self) -> Metric[S]:
+        """This metric with every ``fix_*`` option off: the official scorer's numbers."""
+        return type(self)(dataclasses.replace(self.config, **{k: False for k in self.fixes_on()}))
+
+    def official_score(self, data: EvalData, hyp: Hypothesis, stats: Sequence[S]) -> Score | None:
+        """The score :attr:`official`'s scorer gives ``hyp`` (every fix off), where knowing it
+        is cheap (``stats``: this metric's statistics of ``hyp``); ``None`` when it would mean
+        scoring again. The note under a table uses it to say which numbers a fix changed."""
+        return None
+
+    def fix_note(self, changed: Mapping[str, str] | None = None) -> str | None:
+        """The note printed under a table whose numbers used fixes (``None`` without any).
+        ``changed``: system -> which of its numbers the fixes changed, e.g. ``"TP 1 vs 2"``
+        (empty: none changed), or ``None`` when unknown."""
         on = self.fixes_on()
         if not on:
             return None
         which = "; ".join(f"{k}=true ({self.fixes[k]})" for k in on)
-        return (f"{which}: gecscope's {'correction' if len(on) == 1 else 'corrections'}; the "
-                f"numbers can differ from {self.official or 'the reference scorer'} and from "
-                "published ones")
+        tool = self.official or "the reference scorer"
+        head = f"{which}: gecscope's {'correction' if len(on) == 1 else 'corrections'}"
+        if changed is None:
+            return f"{head}; the numbers can differ from {tool} and from published ones"
+        if not changed:
+            return f"{head}; no number here differs from {tool}'s"
+        shown = [f"{k} ({v})" for k, v in list(changed.items())[:3]]
+        more = f" and {len(changed) - 3} more systems" if len(changed) > 3 else ""
+        return (f"{head}; it changed {', '.join(shown)}{more}: the second numbers are "
+                f"{tool}'s, as in published tables")

@@ -229,6 +229,13 @@ class ErrantMetric(Metric[SentenceStats]):
             out.append(SentenceStats(tuple(cands)))
         return out
 
+    def official_score(self, data: EvalData, hyp: Hypothesis,
+                       stats: Sequence[SentenceStats]) -> Score | None:
+        """errant_compare's score: the candidates counted again without the fix (the edits
+        are at hand, so this is cheap)."""
+        official = self.without_fixes()
+        return official.aggregate(official.sentence_stats(data, hyp))
+
     def select(self, stats: Sequence[SentenceStats]) -> list[Candidate]:
         """The candidate errant_compare picks for each sentence, in corpus order."""
         cands = [s.candidates for s in stats]

@@ -69,9 +69,29 @@ class MetricInfo:
     notes: tuple[str, ...] = ()
 
 
-def _fix_notes(metric: Any) -> tuple[str, ...]:
-    """The note on the ``fix_*`` options a metric has switched on, if any."""
-    note = metric.fix_note() if hasattr(metric, "fix_note") else None
+def _fix_notes(metric: Any, results: Sequence[SystemResult],
+               hyps: Sequence[Hypothesis], data: EvalData) -> tuple[str, ...]:
+    """The note on the ``fix_*`` options a metric has switched on, if any, naming the systems
+    whose numbers they changed where the metric can tell cheaply
+    (:meth:`~gecscope.metrics.base.Metric.official_score`)."""
+    if not hasattr(metric, "fix_note") or not metric.fixes_on():
+        return ()
+    by_name = {h.name: h for h in hyps}
+    changed: dict[str, str] = {}
+    for r in results:
+        hyp = by_name.get(r.system)
+        official = (metric.official_score(data, hyp, r.stats)
+                    if hyp is not None and r.stats is not None else None)
+        if official is None:
+            note = metric.fix_note(None)
+            return (note,) if note else ()
+        here = {r.score.main: r.score.value, **r.score.fields}
+        there = {official.main: official.value, **official.fields}
+        moved = [k for k in here if here[k] != there.get(k)]
+        if moved:
+            changed[r.system] = ", ".join(f"{k} {here[k]:.6g} vs {there.get(k, float('nan')):.6g}"
+                                          for k in moved[:3])
+    note = metric.fix_note(changed)
     return (note,) if note else ()
 
 
@@ -426,16 +446,16 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     from gecscope.signature import metric_signature
 
     infos: list[MetricInfo] = []
-    for name in by_metric:
+    for name, metric_results in by_metric.items():
         m = metric_objs[name]
         sig = metric_signature(m, data, n_samples=n_samples or None, seed=seed,
                                test=test if n_samples else None)
-        first = by_metric[name][0].score
+        first = metric_results[0].score
         infos.append(MetricInfo(name, first.main, getattr(m, "description", "") or "",
                                 {k: clean(v) if not isinstance(v, str) else v
                                  for k, v in _plain_options(m).items()},
                                 sig.short(), sig.long(), first.title, tuple(first.display),
-                                _fix_notes(m)))
+                                _fix_notes(m, metric_results, hyps, data)))
     entries: list[ScoreEntry] = []
     comparisons: list[dict[str, Any]] = []
     pairwise: list[dict[str, Any]] = []

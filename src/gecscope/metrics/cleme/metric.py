@@ -447,6 +447,13 @@ class _CLEMEBase(Metric[CLEMEStats]):
         i = best_index(cands, self._key)
         return (None, None) if i is None else (cands[i], self._key(cands[i]))
 
+    def official_score(self, data: EvalData, hyp: Hypothesis,
+                       stats: Sequence[CLEMEStats]) -> Score | None:
+        """THUKElab/CLEME v1.1's score: every fix acts in :meth:`aggregate` (the statistics
+        keep chunk lengths and model weights, not length weights), so the same statistics
+        aggregated without the fixes."""
+        return self.without_fixes().aggregate(stats)
+
     def sentence_values(self, stats: Sequence[CLEMEStats]) -> list[float]:
         weigher = self._weigher(stats)
         out = []
