@@ -16,7 +16,9 @@ M2) and ERRANT (the ERRANT-typed references); the detokenised files are scored w
 exactly the original line (whitespace-normalised), the low-confidence count, the alignment's
 wall and CPU time, and each corpus F0.5 beside the sentence-level file's (the tokenised
 original; the detokenised sentences with ``hyp_tokenise="auto"`` for the detokenised rows).
-A last table realigns all 13 submissions (alignment only, the smallest group size).
+A last table realigns all 13 submissions (alignment only, the smallest group size), and
+one MuCGEC dev's example output (Chinese, paragraphs joined without spaces) when
+``../mucgec`` is beside the conll14 folder.
 """
 
 from __future__ import annotations
@@ -114,6 +116,9 @@ def main() -> None:
                   f"{clock.cpu:.2f}s CPU | " + " | ".join(cells) + " |", flush=True)
     if args.all_systems:
         every_system(args.data, official, detok, min(int(g) for g in args.groups.split(",")))
+    mucgec = args.data.parent / "mucgec" / "example_pred_dev.txt"
+    if mucgec.is_file():
+        chinese(mucgec, [int(g) for g in args.groups.split(",")])
     total.__exit__(None, None, None)
     print(f"\ntotal: {total}")
 
@@ -144,3 +149,24 @@ def every_system(data: Path, official: object, detok: object, group: int) -> Non
 
 if __name__ == "__main__":
     main()
+
+
+def chinese(path: Path, groups: list[int]) -> None:
+    """Alignment only: MuCGEC dev's example output (Chinese, no spaces) joined into
+    paragraphs without separators, cut back into the sources' sentences."""
+    from gecscope.alignment.sentences import align_sentences
+
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    sources = [r[1] for r in rows]
+    outputs = [r[2] if len(r) > 2 else r[1] for r in rows]
+    print(f"\nMuCGEC dev example output ({len(rows)} sentences), paragraphs joined without "
+          "spaces (alignment only)\n")
+    print("| paragraphs of | lines | exact | low conf. | time |")
+    print("|---|---|---|---|---|")
+    for group in groups:
+        paras = ["".join(outputs[i:i + group]) for i in range(0, len(outputs), group)]
+        with Clock() as clock:
+            found = align_sentences(sources, paras)
+        exact = sum(1 for a, b in zip(found.texts, outputs, strict=True) if a == b)
+        print(f"| {group} | {len(paras)} | {exact}/{len(outputs)} | {found.failures} | {clock} |",
+              flush=True)

@@ -137,6 +137,27 @@ def test_a_source_sentence_that_is_a_paragraph_takes_many_segments() -> None:
     assert found.failures == 0
 
 
+def test_a_paragraph_without_inner_sentence_ends_is_cut_into_all_its_sentences() -> None:
+    found = align_sentences(TEN[:6], [", ".join(t.removesuffix(" .") for t in TEN[:6]) + "."])
+    assert [p.move for p in found.pieces] == ["6-1"] * 6
+    assert found.texts[1:5] == [f"{t.removesuffix(' .')}," for t in TEN[1:5]]
+    assert found.failures == 0
+
+
+def test_quotes_at_a_cut_go_where_the_sources_put_them() -> None:
+    """MuCGEC puts a closing quote at the start of the next sentence; RAC's CoNLL-2014 output
+    closes a quote that the source opens again in the next sentence."""
+    found = align_sentences(["我们俩投缘对劲！", "”这样注意的话，肯定对孩子好的影响。"],
+                            ["我们俩真投缘！”这样注意的话，肯定对孩子有好的影响。"])
+    assert found.texts == ["我们俩真投缘！", "”这样注意的话，肯定对孩子有好的影响。"]
+    found = align_sentences(['It raises a question : " should he tell his relatives ?',
+                             '" This issue is old .'],
+                            ['It raises a question : " should he tell his relatives ? " " '
+                             'This issue is old .'])
+    assert found.texts == ['It raises a question : " should he tell his relatives ? "',
+                           '" This issue is old .']
+
+
 def test_empty_lines_between_paragraphs_are_ignored() -> None:
     src = ["This is one .", "This is two .", "Here is three .", "And four ."]
     lines = ["", "This is one. This is two.", "", "", "Here is three.  And four.", ""]

@@ -8,16 +8,20 @@ than lengths alone:
 1. Every hypothesis line is split into candidate segments after sentence-final punctuation
    (:func:`split_sentences`); line ends are always segment ends.
 2. A dynamic programme over (source sentences, segments) takes moves 1-1, 1-2, 2-1, 1-3, 3-1,
-   1-0 (a source sentence with no output) and 0-1 (output with no source sentence). A move
+   longer 1-b and a-1 as far as the lengths allow (a source "sentence" that is a paragraph;
+   a paragraph written without inner sentence ends), 1-0 (a source sentence with no output)
+   and 0-1 (output with no source sentence). A move
    costs the characters it leaves unmatched, estimated from the Dice overlap of character
    trigram sets, plus a small penalty for every move other than 1-1. Text is compared with
    whitespace removed, NFKC-normalised and case-folded, so the alignment does not depend on
    tokenisation (``do n't`` and ``don't`` are the same characters). The programme runs in a
    band around the diagonal given by cumulative character counts, widened and run again
    when the best path touches the band's edge, so it takes time linear in the text.
-3. A segment that covers several source sentences (2-1, 3-1) is cut where a character
+3. A segment that covers several source sentences (2-1, 3-1, ...) is cut where a character
    alignment (:class:`difflib.SequenceMatcher`) puts the source's sentence boundaries,
-   moved to the nearest whitespace of the hypothesis text.
+   moved to the nearest whitespace of the hypothesis text. Quotes and brackets at a cut
+   between two pieces of a line go to the side where they match the sources best (MuCGEC
+   puts a closing ``”`` at the start of the next sentence).
 
 **Confidence rule.** A source sentence is aligned with low confidence when the character
 similarity (``SequenceMatcher.ratio`` of the whitespace-free, case-folded texts) between it and
@@ -65,7 +69,7 @@ _FIRST_BAND = 6
 #: punctuation tokens after it ("second . ."), then whitespace (CJK final punctuation needs
 #: none)
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?:\s+[.!?…]+(?=\s|$))*(?=\s|$)"
-                           r"|[。！？]+[”’」』）]*")
+                           r"|[。！？．｡]+[”’」』）]*")
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,7 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
                 segs.append(_Segment(k, start, end, key, offsets, _grams(key)))
     moves = _best_path(src_keys, src_grams, segs)
     pieces: list[Piece] = []
+    spans: list[tuple[int, int, int] | None] = []  # (line, start, end) of one-line pieces
     extra: list[tuple[int, str]] = []
     for i0, i1, j0, j1 in moves:
         a, b = i1 - i0, j1 - j0
@@ -232,22 +237,71 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
         if a == 0:
             extra.extend((s.line, lines[s.line][s.start:s.end]) for s in segs[j0:j1])
         elif b == 0:
-            pieces.extend(_piece("", (), label, src_keys[i], "") for i in range(i0, i1))
+            pieces.extend(_piece("", (), label, src_keys[i]) for i in range(i0, i1))
+            spans.extend([None] * a)
         elif a == 1:
             part = segs[j0:j1]
-            text = _join_segments(lines, part)
-            pieces.append(_piece(text, tuple(sorted({s.line for s in part})), label,
-                                 src_keys[i0], "".join(s.key for s in part)))
+            one_line = len({s.line for s in part}) == 1
+            pieces.append(_piece(_join_segments(lines, part),
+                                 tuple(sorted({s.line for s in part})), label, src_keys[i0]))
+            spans.append((part[0].line, part[0].start, part[-1].end) if one_line else None)
         else:
             seg = segs[j0]
-            for i, (text, key) in enumerate(_cut(lines[seg.line], seg, src_keys[i0:i1])):
-                pieces.append(_piece(text, (seg.line,), label, src_keys[i0 + i], key))
+            for i, (start, end) in enumerate(_cut(lines[seg.line], seg, src_keys[i0:i1])):
+                pieces.append(_piece(lines[seg.line][start:end].strip(), (seg.line,), label,
+                                     src_keys[i0 + i]))
+                spans.append((seg.line, start, end))
+    _move_quotes(lines, pieces, spans, src_keys)
     checked = [_neighbour_check(pieces, src_grams, i, min_similarity) for i in range(len(pieces))]
     return SentenceAlignment(tuple(checked), tuple(extra))
 
 
-def _piece(text: str, lines: tuple[int, ...], move: str, src_key: str, key: str) -> Piece:
-    return Piece(text, lines, move, *similarity(src_key, key), True)
+#: characters that may belong to either side of a sentence boundary (a closing quote after
+#: the period, or one that the source puts at the start of the next sentence)
+_MOVABLE = frozenset("\"'“”‘’„«»「」『』()（）[]")
+
+
+def _move_quotes(lines: Sequence[str], pieces: list[Piece],
+                 spans: list[tuple[int, int, int] | None], src_keys: Sequence[str]) -> None:
+    """Move quotes and brackets across the cut between two neighbouring pieces of a line
+    when the sources put them on the other side (``投缘！”`` | ``这样`` where the next source
+    sentence starts with ``”``), keeping the cut that matches both sentences best."""
+    for i in range(len(pieces) - 1):
+        left, right = spans[i], spans[i + 1]
+        if left is None or right is None or left[0] != right[0]:
+            continue
+        line = lines[left[0]]
+        if line[left[2]:right[1]].strip():
+            continue  # not neighbours
+        cuts = {left[2]}
+        p = left[2]  # back over the left piece's closing quotes...
+        while p > left[1] + 1 and (line[p - 1] in _MOVABLE or line[p - 1].isspace()):
+            p -= 1
+            cuts.add(p)
+        p = right[1]  # ... or on over the right piece's opening ones
+        while p < right[2] - 1 and (line[p] in _MOVABLE or line[p].isspace()):
+            p += 1
+            cuts.add(p)
+        if len(cuts) == 1:
+            continue
+
+        def fit(cut: int, start: int = left[1], end: int = right[2], text: str = line,
+                first: str = src_keys[i], second: str = src_keys[i + 1]) -> float:
+            return (similarity(first, _normalise(text, start, cut)[0])[0]
+                    + similarity(second, _normalise(text, cut, end)[0])[0])
+
+        now = fit(left[2])
+        best = max(sorted(cuts), key=fit)
+        if fit(best) <= now:
+            continue
+        spans[i], spans[i + 1] = (left[0], left[1], best), (left[0], best, right[2])
+        for k, (_, a, b) in ((i, spans[i]), (i + 1, spans[i + 1])):  # type: ignore[misc]
+            old = pieces[k]
+            pieces[k] = _piece(line[a:b].strip(), old.lines, old.move, src_keys[k])
+
+
+def _piece(text: str, lines: tuple[int, ...], move: str, src_key: str) -> Piece:
+    return Piece(text, lines, move, *similarity(src_key, _normalise(text)[0]), True)
 
 
 def _neighbour_check(pieces: list[Piece], src_grams: list[frozenset[str]], i: int,
@@ -270,9 +324,9 @@ def _join_segments(lines: Sequence[str], part: Sequence[_Segment]) -> str:
     return " ".join(lines[s.line][s.start:s.end] for s in part)
 
 
-def _cut(line: str, seg: _Segment, src_keys: Sequence[str]) -> list[tuple[str, str]]:
+def _cut(line: str, seg: _Segment, src_keys: Sequence[str]) -> list[tuple[int, int]]:
     """Cut one segment into ``len(src_keys)`` pieces where a character alignment puts the
-    sources' boundaries, each cut moved to the nearest whitespace; ``(text, key)`` pairs."""
+    sources' boundaries, each cut moved to the nearest whitespace; ``(start, end)`` spans."""
     joined = "".join(src_keys)
     blocks = difflib.SequenceMatcher(None, joined, seg.key, autojunk=False).get_matching_blocks()
     bounds: list[int] = []
@@ -285,11 +339,7 @@ def _cut(line: str, seg: _Segment, src_keys: Sequence[str]) -> list[tuple[str, s
         raw = seg.offsets[y] if y < len(seg.offsets) else seg.end
         raw_cuts.append(max(raw_cuts[-1], _snap(line, raw, seg.start, seg.end)))
     raw_cuts.append(seg.end)
-    out = []
-    for a, b in pairwise(raw_cuts):
-        text = line[a:b].strip()
-        out.append((text, _normalise(text)[0]))
-    return out
+    return list(pairwise(raw_cuts))
 
 
 def _map_offset(x: int, blocks: Sequence[difflib.Match], n: int, m: int) -> int:
@@ -345,16 +395,16 @@ def _best_path(src_keys: list[str], src_grams: list[frozenset[str]],
     def cost(i: int, j: int, a: int, b: int) -> float:
         ls = cum_s[i] - cum_s[i - a]
         lh = cum_h[j] - cum_h[j - b]
-        penalty = _PENALTY.get((a, b), float(b))
+        penalty = _PENALTY.get((a, b), float(a + b - 1))
         if a == 0 or b == 0:
             return (ls + lh) / 2 + penalty
         d = _dice(grams("s", i - a, i), grams("h", j - b, j))
         return (1 - d) * (ls + lh) / 2 + penalty
 
     def moves(i: int, j: int) -> list[tuple[int, int]]:
-        """The fixed moves, and 1-b for every b up to the segments that the sentence's
-        length can take (a source "sentence" that is a whole paragraph, as CoNLL-2014's
-        sentence 333 of 227 tokens, comes back as many segments)."""
+        """The fixed moves, 1-b for every b up to the segments that the sentence's length
+        can take (a source "sentence" that is a whole paragraph, as CoNLL-2014's sentence
+        333 of 227 tokens, comes back as many segments), and a-1 likewise."""
         out = list(_MOVES)
         if i:
             limit = 1.5 * (cum_s[i] - cum_s[i - 1]) + 20
@@ -362,6 +412,12 @@ def _best_path(src_keys: list[str], src_grams: list[frozenset[str]],
             while b <= j and cum_h[j] - cum_h[j - b + 1] <= limit:
                 out.append((1, b))
                 b += 1
+        if j:  # and a-1 for a segment without inner sentence ends (commas for periods)
+            limit = 1.5 * (cum_h[j] - cum_h[j - 1]) + 20
+            a = 4
+            while a <= i and cum_s[i] - cum_s[i - a + 1] <= limit:
+                out.append((a, 1))
+                a += 1
         return out
 
     width = _FIRST_BAND
