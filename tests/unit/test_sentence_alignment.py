@@ -90,6 +90,17 @@ def test_a_dropped_sentence_is_named_in_a_long_file(amu: tuple[list[str], list[s
 
 
 @pytest.mark.requires_data
+def test_a_truncated_paragraph_file_is_refused(amu: tuple[list[str], list[str]]) -> None:
+    """The last two paragraphs lost (10 of 150 sentences): refused, naming the first."""
+    src, hyp = amu
+    truncated = Hypothesis.from_texts(paragraphs(hyp)[:-2], "truncated")
+    with pytest.raises(LengthMismatchError, match=r"has 28 lines but 150 were expected.*"
+                                                  r"10 of 150 sentences .*source sentence 141 "
+                                                  r"\(.*source sentence 145 \(no hypothesis"):
+        EvalData.from_texts(src).align(truncated, "auto")
+
+
+@pytest.mark.requires_data
 def test_a_shuffled_or_swapped_paragraph_is_named(amu: tuple[list[str], list[str]]) -> None:
     src, hyp = amu
     shuffled = hyp[20:25]
@@ -152,8 +163,8 @@ def test_quotes_at_a_cut_go_where_the_sources_put_them() -> None:
     assert found.texts == ["我们俩真投缘！", "”这样注意的话，肯定对孩子有好的影响。"]
     found = align_sentences(['It raises a question : " should he tell his relatives ?',
                              '" This issue is old .'],
-                            ['It raises a question : " should he tell his relatives ? " " '
-                             'This issue is old .'])
+                            [('It raises a question : " should he tell his relatives ? " " '
+                              'This issue is old .')])
     assert found.texts == ['It raises a question : " should he tell his relatives ? "',
                            '" This issue is old .']
 
