@@ -32,7 +32,7 @@ def seeda(shared_data: Path) -> Any:
 def test_table_json_and_clusters(seeda: Any, shared_data: Path, tmp_path: Path) -> None:
     out, js = tmp_path / "t.md", tmp_path / "t.json"
     rc = main(["meta-eval", "table", "--seeda", str(shared_data / "seeda"), "--metrics",
-               f"{TOY},{CORPUS_ONLY}", "--permutations", "200", "--resamples", "100",
+               f"{TOY},{CORPUS_ONLY}", "--permutations", "50", "--resamples", "50",
                "--output", str(out), "--json", str(js), "-q"])
     assert rc == 0
     data = json.loads(js.read_text())
@@ -41,13 +41,13 @@ def test_table_json_and_clusters(seeda: Any, shared_data: Path, tmp_path: Path) 
     table = sentence_score_table(evaluate_systems(CharLengthMetric(), seeda, systems))
     sent = rows["Sentcharlen"]["sentence"]["seeda"]["sent"]
     want = tie_calibrated_agreement(seeda.judgments["sent"], table, systems, rows=seeda.rows,
-                                    resamples=100)
+                                    resamples=50)
     assert sent["calibrated"]["acc_eq"] == want.acc_eq
     assert sent["calibrated"]["acc_eq_interval"] == want.acc_interval.as_list()
     assert sent["spa"]["spa"] == metric_spa(seeda.judgments["sent"], table, systems,
-                                            permutations=200).spa
+                                            permutations=50).spa
     corr = rows["corpuscharlen"]["correlations"]["seeda"]["TS_sent"]
-    iv = correlation_interval("pearson", corr["human"], corr["metric"], resamples=100)
+    iv = correlation_interval("pearson", corr["human"], corr["metric"], resamples=50)
     assert corr["intervals"]["pearson"] == iv.as_list()
     assert "sentence" not in rows["corpuscharlen"] or not rows["corpuscharlen"]["sentence"]
     clusters = data["clusters"]["seeda"]

@@ -349,7 +349,7 @@ def render_markdown(result: TableResult, *, title: str = "Meta-evaluation",
         lines.append("")
     has = {name for row in result.rows for name in row.correlations}
     if any(row.intervals for row in result.rows):
-        lines += _wmt_sections(result)
+        lines += render_wmt_sections(result)
     if "gjg15" in has:
         lines += ["## GJG15 (13 systems, CoNLL-2014 references)", "",
                   "| Metric | EW γ | EW ρ | TS γ | TS ρ | Avg. | Sent. acc | Sent. τ |",
@@ -399,8 +399,9 @@ def _ci(value: float, interval: Any) -> str:
     return f"{_fmt(value)} [{_fmt(interval.low)}, {_fmt(interval.high)}]"
 
 
-def _wmt_sections(result: TableResult) -> list[str]:
-    """One table per benchmark and human ranking: rows in significance-cluster order."""
+def render_wmt_sections(result: TableResult) -> list[str]:
+    """Markdown: one table per benchmark and human ranking, rows in significance-cluster order
+    (the WMT-grade section of :func:`render_markdown`)."""
     s = result.settings
     lines = ["## Which metric can I trust? (WMT-grade statistics)", "",
              (f"Cluster: metrics sorted by Pearson γ; a metric opens a new cluster when one of "

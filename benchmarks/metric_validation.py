@@ -1,0 +1,123 @@
+"""Validate every offline gecscope metric against GJG15 and SEEDA with WMT-grade statistics
+(issue #34 item 3): the figures of docs/metric-validation.md and its plot.
+
+    python benchmarks/metric_validation.py [--metrics a,b] [--json OUT.json]
+        [--markdown OUT.md] [--plot docs/metric-validation.png]
+
+Runs ``gecscope.meta_eval.runner.build_table`` (system correlations with bootstrap intervals,
+soft pairwise accuracy, tie-calibrated acc_eq/tau_eq, significance clusters) on both
+benchmarks, prints the Markdown tables, and draws a metrics x validation-methods heat map
+(matplotlib). Metrics that need a model or an endpoint are skipped with the reason. Prints
+wall and CPU seconds: the whole validation must stay under 10 minutes on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from _clock import Clock
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+COLUMNS = (
+    ("GJG15 EW γ", "gjg15", "EW", "pearson"),
+    ("GJG15 TS γ", "gjg15", "TS", "pearson"),
+    ("SEEDA-S TS γ", "seeda", "TS_sent", "pearson"),
+    ("SEEDA-E TS γ", "seeda", "TS_edit", "pearson"),
+    ("GJG15 SPA", "gjg15", "rank", "spa"),
+    ("SEEDA-S SPA", "seeda", "sent", "spa"),
+    ("SEEDA-E SPA", "seeda", "edit", "spa"),
+    ("GJG15 acc_eq", "gjg15", "rank", "acc_eq"),
+    ("SEEDA-S acc_eq", "seeda", "sent", "acc_eq"),
+    ("SEEDA-E acc_eq", "seeda", "edit", "acc_eq"),
+)
+
+
+def cell(row: Any, bench: str, key: str, stat: str) -> float:
+    if stat == "pearson":
+        c = row.correlations.get(bench, {}).get(key)
+        return c.pearson if c else math.nan
+    if stat == "spa":
+        s = row.spa.get(bench, {}).get(key)
+        return s.spa if s else math.nan
+    t = row.calibrated.get(bench, {}).get(key)
+    return t.acc_eq if t else math.nan
+
+
+def plot(result: Any, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = [r for r in result.rows if r.kind in ("corpus", "sentence")]
+    mat = np.array([[cell(r, b, k, s) for _, b, k, s in COLUMNS] for r in rows])
+    fig, ax = plt.subplots(figsize=(1.0 * len(COLUMNS) + 2, 0.38 * len(rows) + 1.5))
+    im = ax.imshow(mat, cmap="viridis", vmin=np.nanmin(mat), vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(COLUMNS)), [c[0] for c in COLUMNS], rotation=40, ha="right")
+    ax.set_yticks(range(len(rows)), [r.label for r in rows])
+    for i in range(mat.shape[0]):
+        for j in range(mat.shape[1]):
+            if not math.isnan(mat[i, j]):
+                ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if mat[i, j] < 0.6 else "black")
+    fig.colorbar(im, ax=ax, fraction=0.03)
+    ax.set_title("gecscope metrics x validation methods (blank: not defined for the row)")
+    fig.tight_layout()
+    fig.savefig(str(path), dpi=110)
+    plt.close(fig)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--metrics", default="", help="comma-separated (default: all registered)")
+    ap.add_argument("--permutations", type=int, default=1000)
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--plot", type=Path)
+    args = ap.parse_args()
+
+    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+    from gecscope.meta_eval.runner import build_table, render_markdown, render_wmt_sections
+    from gecscope.registry import list_metrics
+
+    m2 = args.data / "conll14" / "official-2014.combined.m2"
+    metrics = [m for m in args.metrics.split(",") if m] or list_metrics()
+    with Clock() as total:
+        benches = [load_gjg15(args.data / "gjg15", args.data / "conll14" / "submissions", m2),
+                   load_seeda(args.data / "seeda", m2)]
+        result = build_table(benches, metrics, permutations=args.permutations,
+                             resamples=args.resamples,
+                             progress=lambda msg: print(f"  {msg}", file=sys.stderr))
+    text = render_markdown(result, title="Metric validation")
+    print(text)
+    if args.markdown:
+        # the WMT-grade section only (the paper-layout tables are docs/meta-eval-table.md)
+        part = render_wmt_sections(result)[4:]
+        part += ["Skipped: " + "; ".join(f"`{m}` ({why})" for m, why in result.skipped.items())
+                 if result.skipped else "Skipped: none.", ""]
+        args.markdown.write_text("\n".join(part), encoding="utf-8")
+    if args.json:
+        from gecscope.cli._common import dump_json
+
+        args.json.write_text(dump_json(result.as_dict()), encoding="utf-8")
+    if args.plot:
+        try:
+            plot(result, args.plot)
+            print(f"plot written to {args.plot}")
+        except ImportError as exc:
+            print(f"no plot: {exc}")
+    print(json.dumps({name: round(sec, 1) for name, sec in result.seconds.items()}))
+    print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped): {total}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
