@@ -26,6 +26,8 @@ from gecscope.data import EvalData, Hypothesis
 from gecscope.explain import attribute
 from gecscope.registry import get_metric
 
+pytestmark = pytest.mark.requires_spacy  # the hypotheses' ERRANT edits
+
 PINNED = Path(__file__).with_name("attribution_gec_metrics_320c830.json")
 EXACT = ("gleu", "green", "errant")
 LEARNED = ("some", "impara", "scribendi")

@@ -183,6 +183,30 @@ def test_selected_sentences_come_in_the_order_asked(data: EvalData, hyp: Hypothe
     assert picked == [whole[2], whole[0]]
 
 
+def test_each_sentence_is_scored_against_its_own_references() -> None:
+    """Tampered corpus: the same source and hypothesis twice with different references, and
+    the sentences shuffled. Variants are cached per sentence, never across sentences with
+    equal text, and a batch's rows keep their sentence's references."""
+    src = [SOURCES[0], SOURCES[2], SOURCES[0]]
+    refs = [[REFS[0][0], REFS[0][2], "the cats sat on a mat and he goes to school"]]
+    hyps = [HYPS[0], HYPS[2], HYPS[0]]
+    found = attribute(gleu(), EvalData.from_texts(src, refs, lang="fr"),
+                      Hypothesis.from_texts(hyps), "shapley")
+    assert found[0].edits[0].edit == found[2].edits[0].edit
+    assert [e.value for e in found[0].edits] != [e.value for e in found[2].edits]
+    for k in (0, 2):  # each equals the sentence attributed alone, with its own reference
+        (alone,) = attribute(gleu(), EvalData.from_texts([src[k]], [[refs[0][k]]], lang="fr"),
+                             Hypothesis.from_texts([hyps[k]]), "shapley")
+        assert [e.value for e in found[k].edits] == [e.value for e in alone.edits]
+        assert (found[k].base, found[k].full) == (alone.base, alone.full)
+    order = [2, 0, 1]
+    shuffled = attribute(gleu(), EvalData.from_texts([src[i] for i in order],
+                                                     [[refs[0][i] for i in order]], lang="fr"),
+                         Hypothesis.from_texts([hyps[i] for i in order]), "shapley")
+    for a, i in zip(shuffled, order, strict=True):
+        assert (a.base, a.full, a.edits) == (found[i].base, found[i].full, found[i].edits)
+
+
 def test_bad_requests_are_refused(data: EvalData, hyp: Hypothesis) -> None:
     with pytest.raises(ConfigError, match="unknown attribution method 'banzhaf'"):
         attribute(gleu(), data, hyp, "banzhaf")

@@ -187,6 +187,7 @@ def run_attribution(args: argparse.Namespace) -> int:
     inputs = argparse.Namespace(**{**vars(args), "hyp": [args.hyp], "name": None})
     data, hyps = load_inputs(inputs)
     hyp = hyps[0]
+    metric.prepare_systems(data, [hyp])  # as evaluate of this one system (GoToScorer's weights)
     n = len(hyp)
     if args.all:
         edits = hypothesis_edits(data, hyp)
