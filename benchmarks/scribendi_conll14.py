@@ -7,9 +7,9 @@ shape, 12 layers of width 768, for a realistic CPU speed). gecscope scores the s
 (13 x 1,312 sentences by default); gec-metrics 0.1.1 (its own venv, ``tests/gec_metrics_ref.py``)
 scores the same inputs with the same checkpoint and thread count; the script prints CPU seconds
 beside wall time for both and whether every perplexity (as floats, bit for bit), sentence
-score and corpus score is equal. gecscope runs with ``compat=true`` (gec-metrics' handling of
-an empty sentence); the ``default`` column gives gecscope's default score from the same
-perplexities, which differs only where a source or hypothesis is empty (NaN perplexity).
+score and corpus score is equal. gecscope runs with its defaults (gec-metrics' handling of
+an empty sentence); the last column gives the score with ``fix_empty_sentences=true`` from the
+same perplexities, which differs only where a source or hypothesis is empty (NaN perplexity).
 
     python benchmarks/scribendi_conll14.py [--size tiny|base] [-n 1312] [--threads 1]
                                            [--systems AMU CAMB ...]
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                                         initializer_range=0.02)
         print(f"built the {args.size} random GPT-2: {build}")
 
-        metric = ScribendiMetric(model=str(model), threads=args.threads, compat=True,
+        metric = ScribendiMetric(model=str(model), threads=args.threads,
                                  batch_size=args.batch_size)
         ours = {}
         with Clock() as clock:
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                                               "batch_size": args.batch_size}, timeout=86400)
 
     all_equal = True
-    print("| system | gecscope compat | gec-metrics | accepted | unchanged | rejected | equal "
-          "| gecscope default |")
+    print("| system | gecscope | gec-metrics | accepted | unchanged | rejected | equal "
+          "| gecscope fix_empty_sentences |")
     print("|---|---|---|---|---|---|---|---|")
     for s, hyp_texts in hyps.items():
         stats = ours[s]

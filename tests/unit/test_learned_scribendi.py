@@ -351,16 +351,24 @@ def _check_against(metric: ScribendiMetric, src: list[str], hyp: list[str],
 def test_handmade_equal_gec_metrics(tiny_gpt2: Path, reference: dict[str, Any]) -> None:
     src, hyp = [s for s, _ in HANDMADE], [h for _, h in HANDMADE]
     expected = reference["model"]["handmade"]
-    compat = _check_against(ScribendiMetric(model=str(tiny_gpt2), compat=True), src, hyp,
-                            expected)
-    assert compat == expected["sentence"]
-    assert sum(compat) == expected["corpus"]
+    # the default is gec-metrics' (compat=true is its former spelling)
     default = _check_against(ScribendiMetric(model=str(tiny_gpt2)), src, hyp, expected)
-    for (s, h), ours, ref in zip(HANDMADE, default, expected["sentence"], strict=True):
+    assert default == expected["sentence"]
+    assert sum(default) == expected["corpus"]
+    assert ScribendiMetric(model=str(tiny_gpt2), compat=True).config == \
+        ScribendiMetric(model=str(tiny_gpt2)).config
+    fixed = _check_against(ScribendiMetric(model=str(tiny_gpt2), fix_empty_sentences=True),
+                           src, hyp, expected)
+    for (s, h), ours, ref in zip(HANDMADE, fixed, expected["sentence"], strict=True):
         one_empty = (s == "") != (h == "")
         assert ours == (-1 if one_empty else ref), (s, h)
     # gec-metrics accepts the punctuation-only pairs through their NaN perplexity
     assert [expected["sentence"][HANDMADE.index(p)] for p in [("", "."), ("?", "")]] == [1, 1]
+    # the note under a table gets gec-metrics' score from the fixed run's perplexities
+    fixed_metric = ScribendiMetric(model=str(tiny_gpt2), fix_empty_sentences=True)
+    data, hyps = EvalData.from_texts(src), Hypothesis.from_texts(hyp)
+    official = fixed_metric.official_score(data, hyps, fixed_metric.sentence_stats(data, hyps))
+    assert official is not None and official.value == expected["corpus"] != sum(fixed)
 
 
 def test_conll14_sample_equal_gec_metrics(tiny_gpt2: Path, reference: dict[str, Any],

@@ -22,11 +22,12 @@ ratios (:mod:`gecscope.metrics.learned.fuzzy`) are fuzzywuzzy's ``token_sort_rat
 percent, divided by 100) and the character Levenshtein ratio with substitutions costing 2.
 Sentences are the whitespace-joined tokens of the input lines.
 
-An empty sentence has no token to predict, so its perplexity is undefined (NaN): by default
-it never counts as lower (a hypothesis that empties a sentence, or fills an empty one, scores
--1). gec-metrics instead lets a NaN perplexity pass the test, so such a sentence scores +1 when
-its ratios do (the other side is punctuation only, which token sort ratio cleans to the same
-empty string); ``compat=True`` reproduces that.
+An empty sentence has no token to predict, so its perplexity is undefined (NaN). gec-metrics
+lets a NaN perplexity pass the test, so such a sentence scores +1 when its ratios do (the other
+side is punctuation only, which token sort ratio cleans to the same empty string); the default
+does the same. ``fix_empty_sentences=True`` never counts an undefined perplexity as lower (a
+hypothesis that empties a sentence, or fills an empty one, scores -1); ``compat`` is the
+former spelling (``compat=False`` switched the fix on).
 
 Bring your own checkpoint: ``model`` is a local Hugging Face causal-LM directory
 (``save_pretrained`` output, e.g. GPT-2); nothing is downloaded.
@@ -38,7 +39,7 @@ the same checkpoint, checked on a tiny random GPT-2 on CoNLL-2014 and handmade c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -100,22 +101,35 @@ class ScribendiMetric(Metric[ScribendiStats]):
     description = "Scribendi score, reference-less (Islam and Magnani 2021; gec-metrics 0.1.1)"
     requires: ClassVar[frozenset[str]] = frozenset({"sources"})
     relative_cost = 100.0  # two LM passes per changed sentence on CPU
+    official = "gec-metrics 0.1.1's Scribendi"
+    fixes: ClassVar[Mapping[str, str]] = {
+        "fix_empty_sentences": "an empty sentence's undefined perplexity never counts as lower"}
+    former_options: ClassVar[frozenset[str]] = frozenset({"compat"})
 
     @dataclass(frozen=True)
     class Config:
         """``model``: local causal-LM directory; ``threshold``: the least ``max(token sort
         ratio, Levenshtein ratio)`` of an accepted correction; ``batch_size``: sentences per
-        model call; ``threads``: torch threads; ``device``: torch device; ``compat``:
-        gec-metrics' handling of empty sentences (see the module docstring)."""
+        model call; ``threads``: torch threads; ``device``: torch device;
+        ``fix_empty_sentences``: an undefined (empty-sentence) perplexity never counts as lower
+        (default: gec-metrics' handling, see the module docstring); ``compat``: its former
+        spelling (true = the default, false = the fix)."""
 
         model: str = ""
         threshold: float = 0.8
         batch_size: int = 32
         threads: int = 1
         device: str = "cpu"
-        compat: bool = False
+        fix_empty_sentences: bool = False
+        compat: bool | None = None
 
         def __post_init__(self) -> None:
+            if self.compat is not None:
+                if not isinstance(self.compat, bool):
+                    raise ConfigError(f"scribendi: compat must be true or false, not "
+                                      f"{self.compat!r}")
+                object.__setattr__(self, "fix_empty_sentences", not self.compat)
+                object.__setattr__(self, "compat", None)
             t = self.threshold
             if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
                 raise ConfigError(f"scribendi: threshold must be a number from 0 to 1, not {t!r}")
@@ -125,9 +139,6 @@ class ScribendiMetric(Metric[ScribendiStats]):
                     raise ConfigError(f"scribendi: {opt} must be an integer >= 1, not {v!r}")
             if not self.device:
                 raise ConfigError("scribendi: device must name a torch device (cpu, cuda, ...)")
-            if not isinstance(self.compat, bool):
-                raise ConfigError(f"scribendi: compat must be true or false, not "
-                                  f"{self.compat!r}")
 
     def __init__(self, config: Any = None, **options: Any) -> None:
         super().__init__(config, **options)
@@ -201,12 +212,22 @@ class ScribendiMetric(Metric[ScribendiStats]):
         ppl_hyp = self.perplexities([hypotheses[i] for i in changed], progress)
         for i, ps, ph in zip(changed, ppl_src, ppl_hyp, strict=True):
             out[i] = sentence_score(sources[i], hypotheses[i], ps, ph, self.config.threshold,
-                                    self.config.compat)
+                                    not self.config.fix_empty_sentences)
         return out
 
     def sentence_stats(self, data: EvalData, hyp: Hypothesis) -> list[ScribendiStats]:
         return self.score_texts([" ".join(t) for t in data.sources],
                                 [" ".join(t) for t in hyp.tokens], progress=True)
+
+    def official_score(self, data: EvalData, hyp: Hypothesis,
+                       stats: Sequence[ScribendiStats]) -> Score | None:
+        """gec-metrics' score from the same perplexities (no model call): each changed
+        sentence decided again without the fix."""
+        again = [x if x.ppl_source is None or x.ppl_hypothesis is None else
+                 sentence_score(" ".join(src), " ".join(h), x.ppl_source, x.ppl_hypothesis,
+                                self.config.threshold, compat=True)
+                 for src, h, x in zip(data.sources, hyp.tokens, stats, strict=True)]
+        return self.aggregate(again)
 
     def aggregate(self, stats: Sequence[ScribendiStats]) -> Score:
         fields = sum_columns().fields(stats)
