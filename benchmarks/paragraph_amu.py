@@ -147,9 +147,6 @@ def every_system(data: Path, official: object, detok: object, group: int) -> Non
         print(f"| {name} | " + " | ".join(cells) + f" | {clock} |", flush=True)
 
 
-if __name__ == "__main__":
-    main()
-
 
 def chinese(path: Path, groups: list[int]) -> None:
     """Alignment only: MuCGEC dev's example output (Chinese, no spaces) joined into
@@ -170,3 +167,7 @@ def chinese(path: Path, groups: list[int]) -> None:
         exact = sum(1 for a, b in zip(found.texts, outputs, strict=True) if a == b)
         print(f"| {group} | {len(paras)} | {exact}/{len(outputs)} | {found.failures} | {clock} |",
               flush=True)
+
+
+if __name__ == "__main__":
+    main()
