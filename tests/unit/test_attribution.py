@@ -13,13 +13,14 @@ import itertools
 import math
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, LengthMismatchError
-from gecscope.explain import METHODS, SentenceAttribution, attribute
+from gecscope.explain import METHODS, SentenceAttribution, attribute, check_options
 from gecscope.explain import attribution as attribution_module
 from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.gleu import GLEUMetric
@@ -207,6 +208,33 @@ def test_each_sentence_is_scored_against_its_own_references() -> None:
         assert (a.base, a.full, a.edits) == (found[i].base, found[i].full, found[i].edits)
 
 
+def test_a_hypothesis_given_as_m2_is_attributed_with_its_own_edits(tmp_path: Path) -> None:
+    """Variants of an M2 hypothesis carry their subsets of its edits, as the hypothesis is
+    scored with its edits: re-extracted from the text, X and Y below would merge into one
+    edit that matches no gold edit (F0.5 0 instead of 0.714)."""
+    from gecscope.metrics.errant import ErrantMetric
+
+    ref, hyp_file = tmp_path / "ref.m2", tmp_path / "hyp.m2"
+    ref.write_text("S a b c d e\nA 1 2|||R:X|||X|||REQUIRED|||-NONE-|||0\n"
+                   "A 2 3|||R:X|||Y|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    hyp_file.write_text("S a b c d e\nA 1 2|||R:X|||X|||REQUIRED|||-NONE-|||0\n"
+                        "A 2 3|||R:X|||Y|||REQUIRED|||-NONE-|||0\n"
+                        "A 4 5|||R:X|||Z|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    data = EvalData.from_m2(ref, lang="fr")
+    hyp = Hypothesis.from_file(hyp_file)
+    metric = ErrantMetric()
+    scored = metric.evaluate(data, hyp).sentence_scores
+    assert scored is not None and scored[0] == pytest.approx(1.25 * (2 / 3) / (0.25 * (2 / 3) + 1))
+    for method in ("add", "shapley"):
+        (a,) = attribute(metric, data, hyp, method)
+        assert [(e.edit.start, e.edit.end) for e in a.edits] == [(1, 2), (2, 3), (4, 5)]
+        assert a.full == scored[0] and a.base == 0.0
+        assert sum(e.value for e in a.edits) == pytest.approx(a.delta, abs=1e-12)
+    (add,) = attribute(metric, data, hyp, "add")
+    # X alone and Y alone score the same (one of two gold edits found), Z alone scores 0
+    assert [e.value for e in add.edits] == pytest.approx([add.delta / 2, add.delta / 2, 0.0])
+
+
 def test_bad_requests_are_refused(data: EvalData, hyp: Hypothesis) -> None:
     with pytest.raises(ConfigError, match="unknown attribution method 'banzhaf'"):
         attribute(gleu(), data, hyp, "banzhaf")
@@ -216,6 +244,9 @@ def test_bad_requests_are_refused(data: EvalData, hyp: Hypothesis) -> None:
         attribute(gleu(), data, hyp, max_exact=40)
     with pytest.raises(ConfigError, match="samples"):
         attribute(gleu(), data, hyp, samples=0)
+    with pytest.raises(ConfigError, match="max_exact"):  # the same checks, up front
+        check_options("shapley", 21, 64)
+    check_options("sub", 0, 1)
     with pytest.raises(LengthMismatchError):  # a hypothesis one line short
         attribute(gleu(), data, Hypothesis.from_texts(HYPS[:2]))
 

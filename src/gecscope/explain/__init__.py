@@ -17,7 +17,9 @@ from gecscope.explain.attribution import (
     EditAttribution,
     SentenceAttribution,
     attribute,
+    check_options,
+    hypothesis_edits,
 )
 
 __all__ = ["MAX_EXACT", "METHODS", "SAMPLES", "EditAttribution", "SentenceAttribution",
-           "attribute"]
+           "attribute", "check_options", "hypothesis_edits"]

@@ -29,13 +29,22 @@ from typing import TYPE_CHECKING, Any
 
 from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.types import NOOP_TYPE, Corpus, Edit, Tokens, apply_edits
+from gecscope.types import (
+    NOOP_TYPE,
+    UNK_TYPE,
+    Annotation,
+    Corpus,
+    Edit,
+    Sentence,
+    Tokens,
+    apply_edits,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric
 
 __all__ = ["MAX_EXACT", "METHODS", "SAMPLES", "EditAttribution", "SentenceAttribution",
-           "attribute", "hypothesis_edits"]
+           "attribute", "check_options", "hypothesis_edits"]
 
 #: The attribution methods (as gec-metrics names its attributors).
 METHODS = ("add", "sub", "shapley", "shapley_sampling")
@@ -49,6 +58,8 @@ METHODS = ("add", "sub", "shapley", "shapley_sampling")
 MAX_EXACT = 10
 #: Edit orders sampled by ``shapley_sampling`` (and by ``shapley`` beyond ``max_exact``).
 SAMPLES = 64
+#: Edit types that change no text (M2's noop; UNK, which marks an error without correcting it).
+SILENT = frozenset({NOOP_TYPE, UNK_TYPE})
 #: Variants scored per metric call (a batch of the metric's sentence path).
 BATCH_VARIANTS = 2048
 
@@ -86,15 +97,13 @@ class SentenceAttribution:
 
 
 def hypothesis_edits(data: EvalData, hyp: Hypothesis) -> list[tuple[Edit, ...]]:
-    """Per sentence, the hypothesis' edits (its M2's first annotator, or those the language's
-    extractor finds; noop edits left out), in source order."""
+    """Per sentence, the hypothesis' edits (its M2's system annotator, or those the language's
+    extractor finds), in source order; noop and UNK edits, which change no text, left out."""
     corpus = data.hypothesis_m2(hyp)
-    out = []
-    for sentence in corpus.sentences:
-        edits = sentence.annotations[0].edits if sentence.annotations else ()
-        out.append(tuple(sorted((e for e in edits if e.type != NOOP_TYPE),
-                                key=lambda e: (e.start, e.end))))
-    return out
+    annotator = corpus.system_annotator
+    return [tuple(sorted((e for e in sentence.edits(annotator) if e.type not in SILENT),
+                         key=lambda e: (e.start, e.end)))
+            for sentence in corpus.sentences]
 
 
 def applied(source: Tokens, edits: Sequence[Edit], mask: int) -> Tokens:
@@ -115,6 +124,7 @@ class _Job:
     method: str
     orders: tuple[tuple[int, ...], ...]  # sampled orders; () unless sampling
     masks: tuple[int, ...]               # the subsets of edits scored
+    m2: Sentence | None = None           # the hypothesis' own M2 sentence, when it came as M2
 
 
 def _orders(n: int, samples: int, rng: random.Random) -> tuple[tuple[int, ...], ...]:
@@ -135,7 +145,8 @@ def _orders(n: int, samples: int, rng: random.Random) -> tuple[tuple[int, ...], 
 
 
 def _plan(index: int, source: Tokens, hypothesis: Tokens, edits: tuple[Edit, ...],
-          method: str, max_exact: int, samples: int, seed: int) -> _Job:
+          method: str, max_exact: int, samples: int, seed: int,
+          m2: Sentence | None = None) -> _Job:
     """The variants sentence ``index`` needs under ``method`` (as bit masks of its edits)."""
     n = len(edits)
     full = (1 << n) - 1
@@ -158,7 +169,7 @@ def _plan(index: int, source: Tokens, hypothesis: Tokens, edits: tuple[Edit, ...
                 mask |= 1 << i
                 found.add(mask)
         masks = sorted(found)
-    return _Job(index, source, hypothesis, edits, method, orders, tuple(masks))
+    return _Job(index, source, hypothesis, edits, method, orders, tuple(masks), m2)
 
 
 def _values(job: _Job, v: dict[int, float], delta: float) -> list[float]:
@@ -223,21 +234,25 @@ def _batchable(metric: Metric[Any], data: EvalData) -> bool:
 
 
 def score_variants(metric: Metric[Any], data: EvalData, rows: Sequence[int],
-                   variants: Sequence[Tokens]) -> list[float]:
+                   variants: Sequence[Tokens],
+                   edits: Sequence[Sentence] | None = None) -> list[float]:
     """The metric's sentence score of each variant, variant ``k`` scored as a hypothesis of
-    sentence ``rows[k]``: in one call of the metric's sentence path when the metric allows,
-    else one sentence range at a time."""
+    sentence ``rows[k]`` (with the edits ``edits[k]`` when given, as from a hypothesis M2):
+    in one call of the metric's sentence path when the metric allows, else one sentence range
+    at a time."""
     if not variants:
         return []
     if _batchable(metric, data):
-        hyp = Hypothesis("attribution", variants)
+        m2 = Corpus(tuple(edits)) if edits is not None else None
+        hyp = Hypothesis("attribution", variants, m2)
         values = metric.sentence_values(metric.sentence_stats(_rows(data, rows), hyp))
     else:
         values = []
-        for i, tokens in zip(rows, variants, strict=True):
+        for k, (i, tokens) in enumerate(zip(rows, variants, strict=True)):
             part = data.subset(i, i + 1)
+            one = Corpus((edits[k],)) if edits is not None else None
             got = metric.sentence_values(
-                metric.range_stats(data, part, Hypothesis("attribution", [tokens]), i))
+                metric.range_stats(data, part, Hypothesis("attribution", [tokens], one), i))
             values.extend(got or [])
     if values is None or len(values) != len(variants):
         raise ConfigError(f"metric {metric.name!r} gave no sentence score for every variant")
@@ -248,25 +263,42 @@ def _attribute_jobs(metric: Metric[Any], data: EvalData,
                     jobs: Sequence[_Job]) -> list[SentenceAttribution]:
     """Score every distinct variant of ``jobs`` once (the source, the hypothesis, the subsets
     of edits) in one batch and compute the attributions."""
-    keys: dict[tuple[int, Tokens], int] = {}
+    keys: dict[tuple[int, Tokens, tuple[Edit, ...] | None], int] = {}
     rows: list[int] = []
     variants: list[Tokens] = []
+    given = [job.m2 is not None for job in jobs]
+    if any(given) and not all(given):
+        raise ValueError("a batch mixes sentences with and without their M2 edits")
+    sentences: list[Sentence] | None = [] if all(given) and jobs else None
 
-    def need(index: int, tokens: Tokens) -> int:
-        k = keys.get((index, tokens))
+    def need(job: _Job, tokens: Tokens, mask: int | None) -> int:
+        """The row of the variant ``tokens``; with M2 edits, made by the edits of ``mask``
+        (``None``: the hypothesis itself, with its own M2 sentence)."""
+        subset = None
+        if sentences is not None:
+            subset = (None if mask is None else
+                      tuple(e for i, e in enumerate(job.edits) if mask >> i & 1))
+        key = (job.index, tokens, subset)
+        k = keys.get(key)
         if k is None:
-            k = keys[(index, tokens)] = len(variants)
-            rows.append(index)
+            k = keys[key] = len(variants)
+            rows.append(job.index)
             variants.append(tokens)
+            if sentences is not None:
+                assert job.m2 is not None
+                sentences.append(job.m2 if subset is None else
+                                 Sentence(job.source, (Annotation(0, subset),)))
         return k
 
     wanted = []
     for job in jobs:
-        base_k = need(job.index, job.source)
-        full_k = need(job.index, job.hypothesis)
-        masks = {m: need(job.index, applied(job.source, job.edits, m)) for m in job.masks}
+        base_k = need(job, job.source, 0)
+        full_k = need(job, job.hypothesis, None)
+        every = (1 << len(job.edits)) - 1  # all the edits: the hypothesis itself
+        masks = {m: full_k if m == every else need(job, applied(job.source, job.edits, m), m)
+                 for m in job.masks}
         wanted.append((base_k, full_k, masks))
-    scores = score_variants(metric, data, rows, variants)
+    scores = score_variants(metric, data, rows, variants, sentences)
     out = []
     for job, (base_k, full_k, masks) in zip(jobs, wanted, strict=True):
         base, full = scores[base_k], scores[full_k]
@@ -308,6 +340,20 @@ def _worker_batch(batch: list[_Job]) -> list[SentenceAttribution]:
 # -- the entry point -----------------------------------------------------------------------
 
 
+def check_options(method: str, max_exact: int = MAX_EXACT, samples: int = SAMPLES) -> None:
+    """Refuse what :func:`attribute` cannot do (a :class:`~gecscope.errors.ConfigError`
+    naming the option): a method not in :data:`METHODS`, ``max_exact`` outside 0..20
+    (2^n sentences per sentence) or ``samples`` outside 1..100,000."""
+    if method not in METHODS:
+        raise ConfigError(f"unknown attribution method {method!r} (choose from "
+                          f"{', '.join(METHODS)})")
+    if isinstance(max_exact, bool) or not isinstance(max_exact, int) or not 0 <= max_exact <= 20:
+        raise ConfigError(f"max_exact must be a whole number from 0 to 20 (2^n variants "
+                          f"per sentence), not {max_exact!r}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 100_000:
+        raise ConfigError(f"samples must be a whole number from 1 to 100000, not {samples!r}")
+
+
 def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str = "shapley", *,
               max_exact: int = MAX_EXACT, samples: int = SAMPLES, seed: int = 0,
               jobs: int = 1, progress: Callable[[int], None] | None = None,
@@ -323,14 +369,7 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
     """
     from gecscope.metrics.base import Metric
 
-    if method not in METHODS:
-        raise ConfigError(f"unknown attribution method {method!r} (choose from "
-                          f"{', '.join(METHODS)})")
-    if isinstance(max_exact, bool) or not isinstance(max_exact, int) or not 0 <= max_exact <= 20:
-        raise ConfigError(f"max_exact must be a whole number from 0 to 20 (2^n variants "
-                          f"per sentence), not {max_exact!r}")
-    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 100_000:
-        raise ConfigError(f"samples must be a whole number from 1 to 100000, not {samples!r}")
+    check_options(method, max_exact, samples)
     if type(metric).sentence_values is Metric.sentence_values:
         raise ConfigError(f"metric {metric.name!r} defines no sentence-level score, so its "
                           "score cannot be attributed to edits")
@@ -351,7 +390,10 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
         extract_edits(data, [hyp], jobs)
     edits = hypothesis_edits(data, hyp)
     sources = data.sources
-    planned = [_plan(i, sources[i], hyp.tokens[i], edits[i], method, max_exact, samples, seed)
+    # a hypothesis given as M2 is scored with its edits: so are its variants (their subsets)
+    given = hyp.m2.sentences if hyp.m2 is not None else None
+    planned = [_plan(i, sources[i], hyp.tokens[i], edits[i], method, max_exact, samples, seed,
+                     given[i] if given is not None else None)
                for i in indices]
     batches = _batches(planned)
     results: list[SentenceAttribution] = []
