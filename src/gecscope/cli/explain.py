@@ -169,7 +169,7 @@ def render(t: dict[str, Any], full: bool = False) -> str:
 def run_attribution(args: argparse.Namespace) -> int:
     """``explain --attribution METHOD -m METRIC``: each hypothesis edit's share of its
     sentence's score change, as text or JSON."""
-    from gecscope.cli._common import dump_json, make_metric
+    from gecscope.cli._common import Progress, dump_json, make_metric
     from gecscope.cli._inputs import load_inputs
     from gecscope.errors import ConfigError
     from gecscope.execution.pool import default_jobs
@@ -201,9 +201,13 @@ def run_attribution(args: argparse.Namespace) -> int:
         raise ConfigError("say which sentences to explain: --sentence N [N ...] or --all")
     max_exact = MAX_EXACT if args.max_exact is None else args.max_exact
     samples = SAMPLES if args.samples is None else args.samples
-    found = attribute(metric, data, hyp, args.attribution, max_exact=max_exact,
-                      samples=samples, seed=args.seed, jobs=args.jobs or default_jobs(),
-                      sentences=indices)
+    bar = Progress(len(indices), f"{metric.name} attribution", unit="sentences")
+    try:
+        found = attribute(metric, data, hyp, args.attribution, max_exact=max_exact,
+                          samples=samples, seed=args.seed, jobs=args.jobs or default_jobs(),
+                          progress=bar, sentences=indices)
+    finally:
+        bar.close()
     sources = data.sources
     sentences = [attribution_json(a, sources[a.index], hyp.tokens[a.index]) for a in found]
     if args.format == "json":
