@@ -4,12 +4,12 @@
 For each set (``conll14``: the 13 submissions; ``seeda``: SEEDA's 15 outputs in ``outputs/all``;
 both on the 1,312 sentences of ``official-2014.combined.m2``, reference = annotator 0):
 
-* difficulty weights from all the set's systems: gecscope with ``compat=True`` against the file
+* difficulty weights from all the set's systems: gecscope's default against the file
   ``gecmetrics-gen-gotoscorer-weight`` writes (byte for byte), and how many chunk weights
-  gecscope's default (corrected) judgement changes;
+  ``fix_weight_positions=true`` (gecscope's corrected judgement) changes;
 * every system scored unweighted and weighted with gec-metrics' weight file, by both tools:
   every field of the corpus score and every sentence score compared (to 1e-12 and to 4
-  decimals), F0.5 printed side by side with the weighted F0.5 under gecscope's default weights;
+  decimals), F0.5 printed side by side with the weighted F0.5 under the fixed weights;
 * CPU seconds beside wall time for both (gec-metrics: its own venv through
   ``tests/gec_metrics_ref.py``; its script is the regression test's, all sentences).
 
@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         theirs = ref[name]
         with tempfile.TemporaryDirectory() as tmp, Clock() as clock:
             with Clock() as w_clock:  # ERRANT on every system and the reference, then weights
-                compat = compute_weights(data, hyps, compat=True)
-                default = compute_weights(data, hyps)
+                compat = compute_weights(data, hyps)  # the default: gec-metrics' generator
+                default = compute_weights(data, hyps, fix_weight_positions=True)
             path = Path(tmp) / "w.json"
             compat.write(path)
             metrics = {"unweighted": GoToScorerMetric(),
@@ -124,11 +124,11 @@ def main(argv: list[str] | None = None) -> int:
                       for a, b in zip(ws, cs, strict=True))
         total = sum(len(ws) for ws in compat.weights)
         print(f"\n## {name}: {len(hyps)} systems x {len(data)} sentences\n")
-        print(f"weight file (compat=True) identical to gecmetrics-gen-gotoscorer-weight's: "
-              f"{'yes' if file_equal else 'NO'}; gecscope's default judgement changes "
+        print(f"weight file (default options) identical to gecmetrics-gen-gotoscorer-weight's: "
+              f"{'yes' if file_equal else 'NO'}; fix_weight_positions changes "
               f"{changed} of {total} chunk weights")
         print("\n| system | F0.5 gecscope | F0.5 gec-metrics | weighted F0.5 gecscope | "
-              "weighted F0.5 gec-metrics | weighted F0.5, default weights | equal (1e-12) | "
+              "weighted F0.5 gec-metrics | weighted F0.5, fixed weights | equal (1e-12) | "
               "equal (4 dp) |")
         print("|---|---:|---:|---:|---:|---:|---|---|")
         set_equal = file_equal
@@ -151,9 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         all_equal &= set_equal
         n_sys = len(hyps)
         print(f"\ngecscope: {clock} in all ({w_clock} of it ERRANT + both weight sets; then "
-              f"{2 * n_sys} scorings + {n_sys} with default weights); gec-metrics: "
+              f"{2 * n_sys} scorings + {n_sys} with fixed weights); gec-metrics: "
               f"{theirs['wall']:.2f}s wall, {theirs['cpu']:.2f}s CPU (weight file + "
-              f"{2 * n_sys} scorings, the same work minus gecscope's default weights)")
+              f"{2 * n_sys} scorings, the same work minus the fixed weights)")
     print(f"\ngec-metrics run in all: {ref_clock} with its start-up (CPU = the child process)")
     print("weight files, every corpus field and sentence score equal:",
           "yes" if all_equal else "NO")

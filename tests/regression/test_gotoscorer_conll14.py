@@ -2,7 +2,7 @@
 
 gec-metrics' own ``GoToScorer`` and its weight generator ``gecmetrics-gen-gotoscorer-weight``
 (``cli/gen_gotoscorer_weight.main``) run in their venv through ``tests/gec_metrics_ref.py`` on
-the same sentences, and gecscope must give the same weight file (``compat=True``, byte for byte)
+the same sentences, and gecscope must give the same weight file (by default, byte for byte)
 and the same numbers (every field of the corpus score and every sentence score, weighted with
 gec-metrics' weight file and unweighted). Samples keep it fast: every 60th CoNLL-2014 sentence
 with the 13 submissions, every 120th sentence with SEEDA's 15 outputs (``outputs/all``, the same
@@ -149,11 +149,12 @@ def expected_fields(ref: dict[str, Any], beta: float = 0.5) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("name", ["conll14", "seeda"])
-def test_weight_file_is_gec_metrics_own_with_compat(live: dict[str, Any], name: str) -> None:
+def test_weight_file_is_gec_metrics_own_by_default(live: dict[str, Any], name: str) -> None:
     data, hyps, _ = live["sets"][name]
-    compat = compute_weights(data, hyps, compat=True)
+    compat = compute_weights(data, hyps)  # the default: gec-metrics' generator
     assert compat.dumps() == live["ref"][name]["weight_file"]  # byte for byte
-    default = compute_weights(data, hyps)
+    assert compute_weights(data, hyps, compat=True) == compat  # the former spelling
+    default = compute_weights(data, hyps, fix_weight_positions=True)
     # gec-metrics' position-blind check counts chunks as right that gecscope does not
     default_sizes = [len(s) for s in default.weights]
     assert default_sizes == [len(s) for s in compat.weights]
@@ -181,15 +182,15 @@ def test_scores_equal_gec_metrics(live: dict[str, Any], name: str, tmp_path: Pat
                                                  abs=1e-12)
 
 
-def test_weights_from_system_files_with_compat_equal_gec_metrics(live: dict[str, Any],
-                                                                  tmp_path: Path) -> None:
-    """The user's route: ``weight_systems`` = the systems' files, ``compat=True``."""
+def test_weights_from_system_files_by_default_equal_gec_metrics(live: dict[str, Any],
+                                                                 tmp_path: Path) -> None:
+    """The user's route: ``weight_systems`` = the systems' files, default options."""
     data, hyps, _ = live["sets"]["conll14"]
     ref = live["ref"]["conll14"]
     for i, h in enumerate(hyps):
         (tmp_path / f"{i:02d}_{h.name}").write_text("\n".join(text(h.tokens)) + "\n",
                                                      encoding="utf-8")
-    metric = GoToScorerMetric(weight_systems=str(tmp_path / "[0-9]*"), compat=True)
+    metric = GoToScorerMetric(weight_systems=str(tmp_path / "[0-9]*"))
     for h in hyps[:3]:
         got = metric.evaluate(data, h)
         assert got.score.fields == pytest.approx(expected_fields(ref["weighted"][h.name]),

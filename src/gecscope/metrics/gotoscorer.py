@@ -17,12 +17,13 @@ Only one reference is used (``ref_id``); its edits, like the hypothesis', are ER
 of the corrected text (an M2 reference is re-annotated from its corrected sentences).
 
 Numbers reproduce gec-metrics 0.1.1's ``GoToScorer`` (scores, sentence scores) and
-``gecmetrics-gen-gotoscorer-weight`` (weight files, with ``compat=True``); see
+``gecmetrics-gen-gotoscorer-weight`` (weight files), bugs included by default; see
 docs/gotoscorer.md. gec-metrics' weight generator checks a chunk's correction but compares
 the reference chunk's span with itself, so a system "corrects" a chunk when any of its chunks
 anywhere in the sentence has the same text (every unchanged insertion slot thus weighs 0).
-gecscope judges a chunk right exactly as the scorer does (same span, same text) by default;
-``compat=True`` reproduces the position-blind check. Standard library only.
+``fix_weight_positions=True`` judges a chunk right exactly as the scorer does (same span, same
+text); ``compat`` is the former spelling (``compat=False`` was that fix, then the default).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, FormatError, OutputError
@@ -254,17 +255,21 @@ def weights_from_chunks(ref: Sequence[Sequence[Chunk]],
 
 
 def compute_weights(data: EvalData, systems: Sequence[Hypothesis], ref_id: int = 0, *,
-                    compat: bool = False) -> Weights:
+                    fix_weight_positions: bool = False, compat: bool | None = None) -> Weights:
     """Difficulty weights of the chunks of reference ``ref_id`` from a set of system outputs:
-    1 minus the share of the systems that got each chunk right. ``compat=True`` judges as
-    gec-metrics 0.1.1's ``gecmetrics-gen-gotoscorer-weight`` (text only, any position)."""
+    1 minus the share of the systems that got each chunk right, judged as gec-metrics 0.1.1's
+    ``gecmetrics-gen-gotoscorer-weight`` does (text only, any position), or with
+    ``fix_weight_positions=True`` as the scorer judges (same span, same text). ``compat``: the
+    former spelling (true = the default, false = the fix)."""
+    if compat is not None:
+        fix_weight_positions = not compat
     if not systems:
         raise ConfigError("gotoscorer: difficulty weights need at least one system output")
     for h in systems:
         data.check(h)
     ref = reference_chunks(data, ref_id)
     sys_chunks = [hypothesis_chunks(data, h) for h in systems]
-    w, ev = weights_from_chunks(ref, sys_chunks, compat=compat)
+    w, ev = weights_from_chunks(ref, sys_chunks, compat=not fix_weight_positions)
     names = tuple(h.name for h in systems)
     return Weights(tuple(tuple(x) for x in w), tuple(tuple(tuple(e) for e in s) for s in ev),
                    names, f"systems:{len(names)}")
@@ -351,6 +356,10 @@ class GoToScorerMetric(Metric[GoToStats]):
     description = "GoToScorer difficulty-weighted chunk F-score (Gotou et al. 2020; gec-metrics " \
                   "0.1.1)"
     requires = frozenset({"references", "hypothesis-edits"})
+    official = "gec-metrics 0.1.1's GoToScorer and gecmetrics-gen-gotoscorer-weight"
+    fixes: ClassVar[Mapping[str, str]] = {
+        "fix_weight_positions": "weights from systems judge a chunk right only at its own span"}
+    former_options: ClassVar[frozenset[str]] = frozenset({"compat"})
 
     @dataclass(frozen=True)
     class Config:
@@ -358,17 +367,23 @@ class GoToScorerMetric(Metric[GoToStats]):
         ``weight_file``: difficulty weights from a JSON file (gec-metrics' format);
         ``weight_systems``: compute them from these system outputs (files or glob patterns,
         comma-separated on the command line; ``@scored``, Python API: the systems given to
-        :meth:`prepare_systems`); ``compat``: judge as gec-metrics 0.1.1's weight generator when
-        computing them. Giving weights turns weighting on; without them every chunk weighs 1
+        :meth:`prepare_systems`); ``fix_weight_positions``: when computing them, judge a chunk
+        right only at its own span (default: as gec-metrics 0.1.1's weight generator, at any
+        position; ``compat`` is the former spelling, true = the default). Giving weights turns weighting on; without them every chunk weighs 1
         (what gec-metrics computes by default, ``no_weight=True``)."""
 
         beta: float = 0.5
         ref_id: int = 0
         weight_file: str = ""
         weight_systems: tuple[str, ...] = ()
-        compat: bool = False
+        fix_weight_positions: bool = False
+        compat: bool | None = None
 
         def __post_init__(self) -> None:
+            if self.compat is not None:  # the former spelling; false was the fix
+                object.__setattr__(self, "fix_weight_positions",
+                                   not self.compat and bool(self.weight_systems))
+                object.__setattr__(self, "compat", None)
             if isinstance(self.weight_systems, str):  # "a.txt,b.txt" from Python
                 object.__setattr__(self, "weight_systems", tuple(
                     s for s in self.weight_systems.split(",") if s))
@@ -388,9 +403,10 @@ class GoToScorerMetric(Metric[GoToStats]):
             if SCORED in self.weight_systems and len(self.weight_systems) > 1:
                 raise ConfigError(f"gotoscorer: weight_systems={SCORED} stands alone (the "
                                   "systems scored in this run)")
-            if self.compat and not self.weight_systems:
-                raise ConfigError("gotoscorer: compat changes how weights are computed from "
-                                  "weight_systems; without weight_systems it does nothing")
+            if self.fix_weight_positions and not self.weight_systems:
+                raise ConfigError("gotoscorer: fix_weight_positions changes how weights are "
+                                  "computed from weight_systems; without weight_systems it "
+                                  "does nothing")
 
     def __init__(self, config: Any = None, **options: Any) -> None:
         super().__init__(config, **options)
@@ -423,7 +439,8 @@ class GoToScorerMetric(Metric[GoToStats]):
         systems = tuple(h.key for h in hyps)
         if key in self._weights and self._scored.get(key) == systems:
             return
-        w = compute_weights(data, list(hyps), self.config.ref_id, compat=self.config.compat)
+        w = compute_weights(data, list(hyps), self.config.ref_id,
+                            fix_weight_positions=self.config.fix_weight_positions)
         self._weights[key] = Weights(w.weights, w.evaluations, w.systems,
                                      f"scored:{len(w.systems)}")
         self._scored[key] = systems
@@ -449,7 +466,8 @@ class GoToScorerMetric(Metric[GoToStats]):
         else:
             hyps = [Hypothesis.from_file(p, expected=len(data), lang=data.lang)
                     for p in self._files]
-            w = compute_weights(data, hyps, c.ref_id, compat=c.compat)
+            w = compute_weights(data, hyps, c.ref_id,
+                                fix_weight_positions=c.fix_weight_positions)
         self._weights[key] = w
         return w
 
