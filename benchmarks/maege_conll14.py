@@ -92,6 +92,16 @@ def main() -> int:
               f"{d['seconds']['wall']:.0f} s wall, {d['seconds']['cpu']:.0f} s CPU |")
     for name, why in skipped.items():
         print(f"- {name}: skipped ({why})")
+    print("\nvalid corrections penalised: error types whose mean score change has its whole "
+          "interval below 0 (of the types with at least 30 edits)")
+    for d in results:
+        for scheme, per in d["per_type"].items():
+            bad = sorted((t for t, e in per.items() if e["n"] >= 30 and e["high"] is not None
+                          and e["high"] < 0), key=lambda t: per[t]["value"])
+            flat = sorted(t for t, e in per.items() if e["n"] >= 30 and e["low"] is not None
+                          and e["low"] <= 0 <= e["high"])
+            print(f"- {d['metric']} ({scheme}): penalised {', '.join(bad) or 'none'}; "
+                  f"no clear change {', '.join(flat) or 'none'}")
     if args.json:
         args.json.write_text(json.dumps({"results": results, "skipped": skipped}, indent=1))
     return 0
