@@ -262,3 +262,23 @@ def test_given_references(small: Corpus, tmp_path: Path,
     write_m2(tmp_path / "swapped.m2", Corpus(tuple(swapped)))
     assert main([*common, "--refs", "given", "--references", str(tmp_path / "swapped.m2")]) == 64
     assert "sentence 4: the references' source differs" in capsys.readouterr().err
+
+
+def test_text_output_and_seeded_intervals(small: Corpus, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from gecscope.formats.m2 import write_m2
+
+    path = tmp_path / "small.m2"
+    write_m2(path, small)
+    args = ["meta-eval", "maege", "--m2", str(path), "-m", "m2", "--bootstrap", "30",
+            "--corpus-bootstrap", "20"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "references: leave-one-out" in text and "(20 at corpus level)" in text
+    assert "m2: mean score change per nucle type" in text
+    assert main(args) == 0
+    assert capsys.readouterr().out == text  # seeded: the same intervals again
+    assert main([*args, "--bootstrap-seed", "7"]) == 0
+    assert capsys.readouterr().out != text
+    assert main([*args[:-1], "0"]) == 64
+    assert "resamples must be positive, got 0" in capsys.readouterr().err

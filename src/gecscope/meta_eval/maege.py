@@ -731,6 +731,9 @@ def run_maege(m2: Corpus | str, metrics: Sequence[Metric | str], *,
     if refs.mode == "given":
         assert refs.data is not None
         check_given_references(corpus, refs.data)
+    if n_samples < 1 or (corpus_samples is not None and corpus_samples < 1):
+        raise ConfigError(f"the number of bootstrap resamples must be positive, got "
+                          f"{n_samples if n_samples < 1 else corpus_samples}")
     bad = [t for t in type_schemes if t not in ("nucle", "errant")]
     if bad:
         raise ConfigError(f"unknown type scheme {bad[0]!r}; expected nucle or errant")
