@@ -249,12 +249,14 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
     characters without whitespace, so each piece keeps the hypothesis' own tokens (and
     ``--hyp-tokenise`` applies to it afterwards); ``"auto"`` does so when the line count
     differs from the sources' or when most lines are unlike their source line
-    (:func:`~gecscope.alignment.sentences.looks_line_aligned`). Sentences aligned with low
-    confidence are named in the message (source sentence and hypothesis line); when more
-    than :data:`~gecscope.alignment.sentences.MAX_LOW_SHARE` of them are, nothing is
-    scored: a :class:`FormatError` (a :class:`LengthMismatchError` under ``auto`` when the
-    counts differ) naming the file; under ``auto`` with one line per sentence, the lines are
-    kept as they are (what the reference scorers score) and the message says so. A
+    (:func:`~gecscope.alignment.sentences.looks_line_aligned`). Under ``auto`` with a
+    different line count, one sentence aligned with low confidence (a truncated file, a
+    dropped or repeated line) refuses the file: the :class:`LengthMismatchError` of old,
+    with the sentences named; under ``paragraph`` they are named in the message (source
+    sentence and hypothesis line) and scored, and when more than
+    :data:`~gecscope.alignment.sentences.MAX_LOW_SHARE` of them are, nothing is scored (a
+    :class:`FormatError` naming the file); under ``auto`` with one line per sentence, the
+    lines are kept as they are (what the reference scorers score) and the message says so. A
     hypothesis given as M2 or in the parallel format is sentence-level by construction."""
     from gecscope.alignment.sentences import MAX_LOW_SHARE, align_sentences, looks_line_aligned
 
@@ -290,14 +292,20 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
                      f"to the source's sentences as paragraphs (--hyp-level auto) left "
                      f"{found.failures} of {n} sentences unaligned ({found.problems(3)}): "
                      "scored line by line; run gecscope check")
+    if level == "auto" and m != n and found.failures:
+        # what auto guesses must be certain: a truncated file, a dropped or a repeated line
+        # leave a sentence with no (or with foreign) text, and are the line-count error they
+        # always were; --hyp-level paragraph scores such sentences, listed, up to the limit
+        err = LengthMismatchError(n, m, where, "lines", origin)
+        err.args = (f"{err}. Aligning it to the source's sentences as paragraphs "
+                    f"(--hyp-level auto) left {found.failures} sentence(s) without a confident "
+                    f"match: {found.problems()}; nothing was scored. If its lines are "
+                    "paragraphs and these sentences were really dropped or rewritten, "
+                    "--hyp-level paragraph scores them as aligned (listed)",)
+        raise err
     if found.failures > MAX_LOW_SHARE * n:
         rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
                 f"than {MAX_LOW_SHARE:.0%}): {found.problems()}; nothing was scored")
-        if level == "auto" and m != n:
-            err = LengthMismatchError(n, m, where, "lines", origin)
-            err.args = (f"{err}. Aligning it to the source's sentences as paragraphs "
-                        + f"(--hyp-level auto) failed: {rule}",)
-            raise err
         raise FormatError(f"{why}; aligning it to the source's sentences (--hyp-level "
                           f"{level}) failed: {rule}", where)
     if found.failures:

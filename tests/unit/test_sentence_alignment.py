@@ -95,9 +95,32 @@ def test_a_truncated_paragraph_file_is_refused(amu: tuple[list[str], list[str]])
     src, hyp = amu
     truncated = Hypothesis.from_texts(paragraphs(hyp)[:-2], "truncated")
     with pytest.raises(LengthMismatchError, match=r"has 28 lines but 150 were expected.*"
-                                                  r"10 of 150 sentences .*source sentence 141 "
+                                                  r"left 10 sentence\(s\) without a confident "
+                                                  r"match: source sentence 141 "
                                                   r"\(.*source sentence 145 \(no hypothesis"):
         EvalData.from_texts(src).align(truncated, "auto")
+
+
+@pytest.mark.requires_data
+@pytest.mark.parametrize("tamper", ["drop", "repeat", "cut"])
+def test_auto_refuses_a_sentence_file_with_one_line_lost_or_added(
+        amu: tuple[list[str], list[str]], tamper: str) -> None:
+    """Under auto, a sentence-level file one line short (a line dropped in the middle, or the
+    last one cut) or long (a line repeated) is the line-count error it always was, never
+    re-cut and scored: the sentence that would be mis-scored is named."""
+    src, hyp = amu
+    lines = {"drop": hyp[:70] + hyp[71:], "repeat": hyp[:71] + hyp[70:],
+             "cut": hyp[:-1]}[tamper]
+    first = {"drop": 71, "repeat": 71, "cut": 150}[tamper]
+    with pytest.raises(LengthMismatchError, match=rf"without a confident match: source "
+                                                  rf"sentence {first} "):
+        EvalData.from_texts(src).align(Hypothesis.from_texts(lines, tamper), "auto")
+    # explicit paragraph level: scored, with the sentence named
+    with pytest.warns(InputWarning, match=rf"low confidence, scored as aligned: source "
+                                          rf"sentence {first} "):
+        out = EvalData.from_texts(src).realign(Hypothesis.from_texts(lines, tamper),
+                                               "paragraph")
+    assert len(out) == len(src)
 
 
 @pytest.mark.requires_data
