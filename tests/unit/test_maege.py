@@ -282,3 +282,20 @@ def test_text_output_and_seeded_intervals(small: Corpus, tmp_path: Path,
     assert capsys.readouterr().out != text
     assert main([*args[:-1], "0"]) == 64
     assert "resamples must be positive, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.requires_spacy
+def test_errant_types_of_gold_edits(small: Corpus) -> None:
+    from gecscope.meta_eval.maege import errant_types
+
+    lat = build_lattice(small)
+    types = errant_types(small, lat.sentences)
+    # sentence 9, annotator 0: "diagonosed" -> "diagnosed" (Mec), "out" deleted (Prep),
+    # "disease" -> "diseases" (Nn); the types errant's own import_edit(..., min=False) gives
+    # with the same spaCy model
+    by_edit = {(i, a, " ".join(e.correction)): t for (i, a, e), t in types.items()}
+    assert by_edit[(9, 0, "diagnosed")] == "R:SPELL"
+    assert by_edit[(9, 0, "diseases")] == "R:NOUN:NUM"
+    assert by_edit[(9, 0, "")] == "U:PART"
+    n_edits = sum(len(small[i].edits(a)) for i in lat.sentences for a in small[i].annotators)
+    assert len(types) == n_edits
