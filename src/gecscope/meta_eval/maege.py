@@ -16,11 +16,14 @@ The lattice reproduces borgr/EoE (commit 68e8058, ``create_db.create_ranks``) fo
 Python's :mod:`random` seeded once, one ``sample`` call per (sentence, annotator, chain) in file
 order (Python 3.6 and 3.11 give the same draws; Python 2 does not, and EoE is Python 3), a
 sentence skipped when its source has over 300 characters and more than one full stop, or when
-any annotator left it unchanged (``noop``), and kept when it has at least two chains.
+any annotator left it unchanged (``noop``), and kept when it has at least two chains. One
+deliberate difference: a node applies its edits in M2 order, not in chain order, so that two
+insertions at one position read as the annotator wrote them (EoE garbles 21 nodes this way).
 
 EoE's corpus sampler (``create_corpora``, ``sampler="eoe"``) is degenerate: each of the 11
 corpora draws an annotator per sentence and a binomial number of edits with mean 0-10, but the
-CoNLL-2014 sentences have 1-3 edits, so corpora 5-10 all apply about 2.7-3.0 edits per sentence
+eligible CoNLL-2014 sentences have 3 edits per annotator on average, so corpora 5-10 all apply
+about 2.7-3.0 edits per sentence
 (corpus 8 fewer than corpus 7) and their order is noise; the binomial ``n`` is also truncated
 (the mean-2 corpus applies 1.4 edits). The default ``sampler="nested"`` applies the fraction
 ``k/(levels-1)`` of each sentence's edits (randomised rounding, one annotator and one order per
