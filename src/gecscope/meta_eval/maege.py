@@ -23,8 +23,7 @@ insertions at one position read as the annotator wrote them (EoE garbles 21 node
 EoE's corpus sampler (``create_corpora``, ``sampler="eoe"``) is degenerate: each of the 11
 corpora draws an annotator per sentence and a binomial number of edits with mean 0-10, but the
 eligible CoNLL-2014 sentences have 3 edits per annotator on average, so corpora 5-10 all apply
-about 2.7-3.0 edits per sentence
-(corpus 8 fewer than corpus 7) and their order is noise; the binomial ``n`` is also truncated
+about 2.7-3.0 edits per sentence (corpus 8 fewer than corpus 7) and their order is noise; the binomial ``n`` is also truncated
 (the mean-2 corpus applies 1.4 edits). The default ``sampler="nested"`` applies the fraction
 ``k/(levels-1)`` of each sentence's edits (randomised rounding, one annotator and one order per
 sentence), so every corpus contains the previous one's edits and corpus ``k`` has, in
