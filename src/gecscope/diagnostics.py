@@ -730,6 +730,7 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
             continue
         tokens: Lines | None = None
         hyp_m2 = None
+        fmt = "plain"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -751,9 +752,9 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
         if sources is None:
             continue
         if len(tokens) != len(sources):
-            out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
-                                          r.lines, realigned=hyp_level != "sentence" and
-                                          hyp_m2 is None))
+            tokens = _line_count(out, name, path, tokens, sources, origin, r.lines,
+                                 hyp_level if hyp_m2 is None and fmt != "parallel"
+                                 else "sentence")
         out.extend(content_findings(name, path, tokens, sources, refs))
         warned = _input_warnings(name, path, tokens, sources, ref_share,
                                  hyp_m2.annotators if hyp_m2 is not None else None,
@@ -764,6 +765,39 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
                 "re-tokenises it)", fix="") if f.code == "detokenised" else f for f in warned]
         out.extend(warned)
     return out
+
+
+def _line_count(out: list[Finding], name: str, path: str, tokens: Lines, sources: Lines,
+                origin: str, raw_lines: Sequence[str], hyp_level: str) -> Lines:
+    """The line-count finding of a hypothesis, after trying what ``evaluate --hyp-level``
+    would do: under ``auto``/``paragraph`` the lines are aligned to the source's sentences
+    (:func:`gecscope.hypothesis.realign`, the code evaluate runs); a confident alignment is
+    a warning and its sentences are checked further, a failed one is the error evaluate
+    stops at, naming the sentences."""
+    from gecscope.errors import GecscopeError
+    from gecscope.hypothesis import Hypothesis, realign
+
+    if hyp_level == "sentence":
+        out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
+                                      raw_lines))
+        return tokens
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            hyp, done = realign(Hypothesis(name, tokens, None, path), sources, hyp_level,
+                                origin)
+    except GecscopeError as exc:
+        f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines)
+        out.append(dataclasses.replace(
+            f, message=str(exc).removeprefix(f"{path}: "),
+            fix="find the lines lost or added (see the shift findings); if the lines are "
+                "paragraphs and the sentences named were really dropped or rewritten, "
+                "--hyp-level paragraph scores them as aligned"))
+        return tokens
+    f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines,
+                           realigned=True)
+    out.append(dataclasses.replace(f, message=f"{f.message}: {done}") if done else f)
+    return list(hyp.tokens)
 
 
 def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,

@@ -64,7 +64,7 @@ class LengthMismatchError(GecscopeError):
         origin = f" (as in {expected_from})" if expected_from is not None else ""
         super().__init__(
             f"{self.path or '<input>'}: has {got} {what} but {expected} were expected{origin}; "
-            "parallel files must have one sentence per line, aligned line by line"
+            "the inputs must have one sentence per line, aligned line by line"
         )
 
 

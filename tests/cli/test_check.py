@@ -92,13 +92,22 @@ def test_a_dropped_line_is_an_error_and_located(capsys, conll14: Path, tmp_path:
     found = codes(report)
     assert found["line-count"]["severity"] == "error"
     assert found["line-count"]["data"] == {"got": 1311, "expected": 1312}
-    # evaluate's default --hyp-level auto aligns the lines to the source's: a warning
+    # evaluate's default --hyp-level auto tries aligning the lines to the source's: the lost
+    # sentence has no text, so it is still the error evaluate stops at, naming it
     rc, report = check_json(capsys, "-r", m2, "--hyp", str(dropped))
-    assert rc == EXIT_WARNINGS and codes(report)["line-count"]["severity"] == "warning"
-    assert "evaluate will align its lines" in codes(report)["line-count"]["message"]
+    assert rc == EXIT_ERRORS and codes(report)["line-count"]["severity"] == "error"
+    assert "without a confident match: source sentence 100 " in \
+        codes(report)["line-count"]["message"]
     (shift,) = [f for f in report["findings"] if f["code"] == "shift"]
     assert shift["lines"][0] == 100 and shift["data"]["offset"] == 1
     assert shift["line_count"] == 1212  # lines 100-1311, to the end of the file
+    # AMU's lines joined into paragraphs of five: aligned, a warning
+    paragraphs = [" ".join(lines[i:min(i + 5, 1312)]) for i in range(0, 1312, 5)]
+    joined = write(tmp_path / "AMU-paragraphs", paragraphs)
+    rc, report = check_json(capsys, "-r", m2, "--hyp", str(joined))
+    assert codes(report)["line-count"]["severity"] == "warning"
+    assert "aligned to the source's sentences as paragraphs" in \
+        codes(report)["line-count"]["message"]
 
 
 def test_detokenised_hypothesis_found(capsys, conll14: Path, tmp_path: Path) -> None:
