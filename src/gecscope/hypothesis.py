@@ -297,11 +297,11 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
         # leave a sentence with no (or with foreign) text, and are the line-count error they
         # always were; --hyp-level paragraph scores such sentences, listed, up to the limit
         err = LengthMismatchError(n, m, where, "lines", origin)
-        err.args = (f"{err}. Aligning it to the source's sentences as paragraphs "
-                    f"(--hyp-level auto) left {found.failures} sentence(s) without a confident "
-                    f"match: {found.problems()}; nothing was scored. If its lines are "
-                    "paragraphs and these sentences were really dropped or rewritten, "
-                    "--hyp-level paragraph scores them as aligned (listed)",)
+        err.args = ((f"{err}. Aligning it to the source's sentences as paragraphs "
+                     f"(--hyp-level auto) left {found.failures} sentence(s) without a "
+                     f"confident match: {found.problems()}; nothing was scored. If its lines "
+                     "are paragraphs and these sentences were really dropped or rewritten, "
+                     "--hyp-level paragraph scores them as aligned (listed)"),)
         raise err
     if found.failures > MAX_LOW_SHARE * n:
         rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
