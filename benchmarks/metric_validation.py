@@ -23,6 +23,8 @@ from typing import Any
 from _clock import Clock
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+MAEGE: dict[str, Any] = {}
+"""MAEGE results per metric name (filled with --maege)."""
 COLUMNS = (
     ("GJG15 EW γ", "gjg15", "EW", "pearson"),
     ("GJG15 TS γ", "gjg15", "TS", "pearson"),
@@ -37,7 +39,17 @@ COLUMNS = (
 )
 
 
+MAEGE_COLUMNS = (("MAEGE corpus ρ", "maege", "", "maege_spearman"),
+                 ("MAEGE chain τ", "maege", "", "maege_tau"))
+
+
 def cell(row: Any, bench: str, key: str, stat: str) -> float:
+    if stat.startswith("maege_"):
+        res = MAEGE.get(row.label.removeprefix("Sent")) if row.kind == "sentence" else \
+            MAEGE.get(row.label)
+        if res is None:
+            return math.nan
+        return res.spearman.value if stat == "maege_spearman" else res.tau.value
     if stat == "pearson":
         c = row.correlations.get(bench, {}).get(key)
         return c.pearson if c else math.nan
@@ -56,10 +68,11 @@ def plot(result: Any, path: Path) -> None:
     import numpy as np
 
     rows = [r for r in result.rows if r.kind in ("corpus", "sentence")]
-    mat = np.array([[cell(r, b, k, s) for _, b, k, s in COLUMNS] for r in rows])
-    fig, ax = plt.subplots(figsize=(1.0 * len(COLUMNS) + 2, 0.38 * len(rows) + 1.5))
+    columns = COLUMNS + (MAEGE_COLUMNS if MAEGE else ())
+    mat = np.array([[cell(r, b, k, s) for _, b, k, s in columns] for r in rows])
+    fig, ax = plt.subplots(figsize=(1.0 * len(columns) + 2, 0.38 * len(rows) + 1.5))
     im = ax.imshow(mat, cmap="viridis", vmin=np.nanmin(mat), vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(COLUMNS)), [c[0] for c in COLUMNS], rotation=40, ha="right")
+    ax.set_xticks(range(len(columns)), [c[0] for c in columns], rotation=40, ha="right")
     ax.set_yticks(range(len(rows)), [r.label for r in rows])
     for i in range(mat.shape[0]):
         for j in range(mat.shape[1]):
@@ -82,6 +95,11 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", type=Path)
     ap.add_argument("--plot", type=Path)
+    ap.add_argument("--maege", action="store_true",
+                    help="add MAEGE columns (corpus Spearman, chain tau on CoNLL-2014's M2 "
+                         "with alternatives) when gecscope.meta_eval.maege is installed")
+    ap.add_argument("--maege-skip", default="usim,pterrant,ptm2",
+                    help="metrics left out of MAEGE (slow: ~5 CPU minutes each)")
     args = ap.parse_args()
 
     from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
@@ -96,6 +114,24 @@ def main() -> int:
         result = build_table(benches, metrics, permutations=args.permutations,
                              resamples=args.resamples,
                              progress=lambda msg: print(f"  {msg}", file=sys.stderr))
+    if args.maege:
+        try:
+            from gecscope.meta_eval.maege import run_maege
+        except ImportError as exc:
+            print(f"no MAEGE columns: {exc}")
+        else:
+            skip = set(args.maege_skip.split(","))
+            ran = [m for m in metrics if m not in result.skipped and m not in skip]
+            with Clock() as c_maege:
+                for res in run_maege(args.data / "conll14" / "official-2014.combined-withalt.m2",
+                                     ran, progress=lambda msg: print(f"  {msg}",
+                                                                      file=sys.stderr)):
+                    MAEGE[res.metric] = res
+            for name, res in MAEGE.items():
+                print(f"MAEGE {name}: corpus spearman {res.spearman.value:.3f} "
+                      f"[{res.spearman.low:.3f}, {res.spearman.high:.3f}], chain tau "
+                      f"{res.tau.value:.3f} [{res.tau.low:.3f}, {res.tau.high:.3f}]")
+            print(f"MAEGE ({len(ran)} metrics): {c_maege}")
     text = render_markdown(result, title="Metric validation")
     print(text)
     if args.markdown:
@@ -115,7 +151,8 @@ def main() -> int:
         except ImportError as exc:
             print(f"no plot: {exc}")
     print(json.dumps({name: round(sec, 1) for name, sec in result.seconds.items()}))
-    print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped): {total}")
+    print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped; without "
+          f"MAEGE): {total}")
     return 0
 
 
