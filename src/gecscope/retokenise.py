@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gecscope.checks import glued_share, tokenisation_warning
+from gecscope.checks import detokenised_evidence, glued_share
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.languages import tokeniser
@@ -76,14 +76,15 @@ def retokenise(data: EvalData, hyp: Hypothesis, mode: str) -> tuple[Hypothesis, 
         if not data.has_references or not data.references:
             return hyp, None
         refs = data.references[0]
-        if tokenisation_warning(hyp.name, hyp.tokens, glued_share(refs)) is None:
+        evidence = detokenised_evidence(hyp.tokens, glued_share(refs))
+        if evidence is None:
             return hyp, None
-        style, evidence = reference_tokenisation(refs)
+        style, tokens_evidence = reference_tokenisation(refs)
         if style == "spacy" and data.lang.code != "en" and not data.lang.spacy_model:
-            style, evidence = "nltk", f"{evidence}; no spaCy model for {data.lang.code!r}"
-        how = (f"it looked detokenised ({100 * glued_share(hyp.tokens):.1f}% of its tokens "
-               f"carry punctuation or a clitic against {100 * glued_share(refs):.1f}% in the "
-               f"references); --hyp-tokenise auto chose {style} ({evidence})")
+            style = "nltk"
+            tokens_evidence += f"; no spaCy model for {data.lang.code!r}"
+        how = (f"it looked detokenised ({evidence}); --hyp-tokenise auto chose {style} "
+               f"({tokens_evidence})")
     else:
         style = mode
     model = data.lang.spacy_model if style == "spacy" else None
