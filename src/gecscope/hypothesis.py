@@ -48,10 +48,13 @@ class Hypothesis:
     path: str | None
     sources: tuple[Tokens, ...] | None
     ids: tuple[str, ...] | None
+    #: What was done to the file's text before scoring (``"re-tokenised (nltk)"``, ``"cut
+    #: from 263 paragraph lines"``): reports keep it beside the system's numbers
+    notes: tuple[str, ...]
 
     def __init__(self, name: str, tokens: Sequence[Sequence[str]], m2: Corpus | None = None,
                  path: str | None = None, *, sources: Sequence[Sequence[str]] | None = None,
-                 ids: Sequence[str] | None = None) -> None:
+                 ids: Sequence[str] | None = None, notes: Sequence[str] = ()) -> None:
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "tokens", check_token_lists(tokens, f"hypothesis {name!r}"))
         object.__setattr__(self, "m2", m2)
@@ -67,6 +70,7 @@ class Hypothesis:
                 raise LengthMismatchError(n, len(ids), f"hypothesis {name!r} ids")
         object.__setattr__(self, "sources", sources)
         object.__setattr__(self, "ids", ids)
+        object.__setattr__(self, "notes", tuple(notes))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Hypothesis is immutable; build a new one")
@@ -86,7 +90,13 @@ class Hypothesis:
         if m2 is not None and rows is not None:
             m2 = Corpus(tuple(m2.sentences[i] for i in rows), m2.path)
         return Hypothesis(name, pick(self.tokens), m2, self.path, sources=pick(self.sources),
-                          ids=pick(self.ids))
+                          ids=pick(self.ids), notes=self.notes)
+
+    def prepared(self, tokens: Sequence[Sequence[str]], note: str) -> Hypothesis:
+        """The same output with its sentences replaced by ``tokens`` (no edits: they are
+        found again), ``note`` saying how (added to :attr:`notes`, which a report shows)."""
+        return Hypothesis(self.name, tokens, None, self.path, sources=self.sources,
+                          ids=self.ids, notes=(*self.notes, note))
 
     def renamed(self, name: str) -> Hypothesis:
         """The same output under another system name."""
@@ -284,7 +294,9 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
     moves = ", ".join(f"{v} {k}" for k, v in sorted(found.moves().items(),
                                                    key=lambda kv: -kv[1]))
     why = (f"{m} lines for {n} source sentences" if m != n
-           else "its lines do not follow the source's")
+           else "its lines do not follow the source's"
+           if level == "auto" or not looks_line_aligned(src, lines)
+           else f"{m} lines, one per source sentence")
     done = (f"{hyp.name}: {why}: aligned to the source's sentences as paragraphs "
             f"(--hyp-level {level}; sentences per move {moves})")
     if found.failures > MAX_LOW_SHARE * n and level == "auto" and m == n:
@@ -311,4 +323,5 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
     if found.failures:
         done += (f"; {found.failures} sentence(s) aligned with low confidence, scored as "
                  f"aligned: {found.problems(limit=20)}")
-    return Hypothesis(hyp.name, tokens, None, hyp.path), done
+    return hyp.prepared(tokens, f"cut from {m} {'paragraph ' if m < n else ''}lines "
+                               f"(--hyp-level {level})"), done

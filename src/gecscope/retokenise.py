@@ -91,6 +91,6 @@ def retokenise(data: EvalData, hyp: Hypothesis, mode: str) -> tuple[Hypothesis, 
     fn = tokeniser(style, model)
     tokens = [tuple(fn(" ".join(toks))) for toks in hyp.tokens]
     changed = sum(1 for a, b in zip(tokens, hyp.tokens, strict=True) if a != b)
-    out = Hypothesis(hyp.name, tokens, None, hyp.path, sources=hyp.sources, ids=hyp.ids)
+    out = hyp.prepared(tokens, f"re-tokenised ({style}, --hyp-tokenise {mode})")
     return out, (f"{hyp.name}: re-tokenised with {_DESCRIPTION[style]}: {changed} of "
                  f"{len(tokens)} lines changed; {how}")

@@ -369,6 +369,21 @@ def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path], tmp_
         capsys.readouterr().err
 
 
+def test_compare_prints_the_same_summary_line(capsys, plain: tuple[Path, Path],
+                                              tmp_path: Path) -> None:
+    # compare scored a shifted file without the line evaluate prints
+    src, ref = plain
+    shifted = CORRECTED[:3] + CORRECTED[4:8] + [CORRECTED[3]] + CORRECTED[8:]
+    hyp = write(tmp_path / "sys.txt", shifted)
+    other = write(tmp_path / "other.txt", CORRECTED[:5] + SENTENCES[5:])
+    assert main(["compare", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp", str(hyp),
+                 str(other), "--bootstrap", "20"]) == 0
+    err = capsys.readouterr().err
+    summary = [ln for ln in err.splitlines() if ln.startswith("gecscope: check:")]
+    assert summary == [("gecscope: check: 1 warning (sys: lines 4-7 shifted); run `gecscope "
+                        "check` with the same arguments for the lines and fixes")]
+
+
 def test_shifted_runs_and_line_ranges() -> None:
     src = [s.split() for s in SENTENCES]
     assert shifted_runs(src, src) == []

@@ -79,6 +79,42 @@ def test_paragraph_hypothesis_scores_as_the_sentence_file(
 
 
 @pytest.mark.requires_data
+def test_a_saved_result_says_how_the_text_was_prepared(
+        amu: tuple[list[str], list[str]], conll14: Path, tmp_path: Path, capsys) -> None:
+    """A number made after cutting paragraphs and re-tokenising was recorded on stderr only;
+    the JSON report's inputs and the note under the table now say it, per system."""
+    import json
+
+    _, hyp = amu
+    blocks = (conll14 / "official-2014.combined.m2").read_text(encoding="utf-8").split("\n\n")
+    ref = tmp_path / "ref.m2"
+    ref.write_text("\n\n".join(blocks[:SAMPLE]) + "\n", encoding="utf-8")
+    para = tmp_path / "llm.txt"
+    para.write_text("\n".join(paragraphs([detokenise(h) for h in hyp])) + "\n",
+                    encoding="utf-8")
+    tok = tmp_path / "AMU"
+    tok.write_text("\n".join(hyp) + "\n", encoding="utf-8")
+    args = ["evaluate", "-r", str(ref), "--hyp", str(para), str(tok), "-m", "m2",
+            "--hyp-tokenise", "auto"]
+    assert main([*args, "--format", "json"]) == 0  # what --json-out writes, without sentences
+    doc = json.loads(capsys.readouterr().out)
+    prepared = doc["inputs"]["prepared"]
+    note = ("cut from 30 paragraph lines (--hyp-level auto); re-tokenised (nltk, "
+            "--hyp-tokenise auto)")
+    assert prepared == {"llm": note}  # the tokenised file, untouched, has no entry
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert text.count(f"llm: {note}\n") == 1 and "AMU: " not in text  # under the table
+    rows = {ln.split()[0]: ln.split()[1:4] for ln in text.splitlines()
+            if ln.startswith(("llm ", "AMU "))}
+    assert rows["llm"][0] == rows["AMU"][0] and int(rows["AMU"][0]) > 0  # same TP
+    jsonschema = pytest.importorskip("jsonschema", reason="schema validation needs jsonschema")
+    from gecscope.reports.json import load_schema
+
+    jsonschema.validate(doc, load_schema())
+
+
+@pytest.mark.requires_data
 def test_a_dropped_sentence_is_named_in_a_long_file(amu: tuple[list[str], list[str]]) -> None:
     src, hyp = amu
     data = EvalData.from_texts(src)

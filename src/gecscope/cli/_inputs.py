@@ -253,7 +253,8 @@ def guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -
     print(f"gecscope: warning: {hyp.name}: {len(long)} line(s) longer than {limit} tokens "
           f"(first: line {i + 1}) scored as the unchanged source (--long-lines source)",
           file=sys.stderr)
-    return Hypothesis(hyp.name, tokens, None, hyp.path, sources=hyp.sources, ids=hyp.ids)
+    return hyp.prepared(tokens, f"{len(long)} line(s) over --max-tokens {limit} scored as the "
+                                "source")
 
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],

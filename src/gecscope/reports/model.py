@@ -445,6 +445,9 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
 
     from gecscope.signature import metric_signature
 
+    # what was done to a system's text before scoring (--hyp-tokenise, --hyp-level...): kept
+    # beside its numbers, under each table and in the inputs
+    prepared = {h.name: "; ".join(h.notes) for h in hyps if getattr(h, "notes", ())}
     infos: list[MetricInfo] = []
     for name, metric_results in by_metric.items():
         m = metric_objs[name]
@@ -455,7 +458,9 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                                 {k: clean(v) if not isinstance(v, str) else v
                                  for k, v in _plain_options(m).items()},
                                 sig.short(), sig.long(), first.title, tuple(first.display),
-                                _fix_notes(m, metric_results, hyps, data)))
+                                _fix_notes(m, metric_results, hyps, data)
+                                + tuple(f"{r.system}: {prepared[r.system]}"
+                                        for r in metric_results if r.system in prepared)))
     entries: list[ScoreEntry] = []
     comparisons: list[dict[str, Any]] = []
     pairwise: list[dict[str, Any]] = []
@@ -511,6 +516,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
                               "source": data.source_path,
                               "hypotheses": {h.name: h.path for h in hyps},
                               "n_sentences": len(data), "warnings": warnings}
+    if prepared:
+        inputs["prepared"] = prepared
     if counts.view.note or counts.view.refused:
         inputs["type_scheme"] = counts.view.note or counts.view.refused
     return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
