@@ -84,6 +84,23 @@ def tokenisation_warning(name: str, hypothesis: Sequence[Tokens],
             "hyp_tokenise='auto' in gecscope.evaluate) or the score will be far too low")
 
 
+def running_text_references_warning(name: str, hypothesis: Sequence[Tokens],
+                                     reference_share: float) -> str | None:
+    """A warning for the other way round: plain-text references that are running text
+    (``However, it isn't.``) against a tokenised hypothesis (``However , it is n't .``).
+    Every split comma is then an edit too (JFLEG dev, references detokenised, its tokenised
+    reference 1 as the hypothesis: GLEU 0.3853 instead of 0.5563), and ``--hyp-tokenise``
+    cannot help: all inputs must be tokenised alike."""
+    hyp = glued_share(hypothesis)
+    if reference_share >= DETOK_TOKEN_SHARE and hyp * 5 < reference_share:
+        return (f"{name}: {100 * reference_share:.1f}% of the references' tokens carry "
+                f"punctuation or a clitic (\"apple.\", \"don't\") against {100 * hyp:.1f}% "
+                "of its own: the references look like running text while the hypothesis is "
+                "tokenised; tokenise every input alike (--tokenise nltk, or --tokenise spacy: "
+                "source, references and hypotheses) or the score will be far too low")
+    return None
+
+
 def m2_role_warning(name: str, hypothesis_annotators: Sequence[int],
                     reference_annotators: Sequence[int]) -> str | None:
     """A warning when a hypothesis M2 has several annotators (a reference file, or --ref and
@@ -160,7 +177,7 @@ GLUED_SHARE: Slot[float] = Slot(__name__, "GLUED_SHARE")
 
 def input_warnings(data: EvalData, hyps: Sequence[Hypothesis]) -> list[str]:
     """What looks wrong in inputs that can still be scored, one message each: a detokenised
-    hypothesis against tokenised references, a hypothesis M2 with several annotators, lines
+    hypothesis against tokenised references (or the other way round), a hypothesis M2 with several annotators, lines
     that differ from the source by Unicode form only. The one place these are detected:
     :func:`gecscope.evaluate` emits them as :class:`InputWarning`, the CLI prints them."""
     ref_annotators = data.m2.annotators if data.m2 is not None else ()
@@ -174,6 +191,7 @@ def input_warnings(data: EvalData, hyps: Sequence[Hypothesis]) -> list[str]:
             found.append(m2_role_warning(h.name, h.m2.annotators, ref_annotators))
         if ref_share is not None:
             found.append(tokenisation_warning(h.name, h.tokens, ref_share))
+            found.append(running_text_references_warning(h.name, h.tokens, ref_share))
         found.append(unicode_form_warning(h.name, h.tokens, data.sources, h.path))
         out.extend(w for w in found if w)
     return out

@@ -577,9 +577,13 @@ def warning_findings(name: str, path: str | None, warnings: Iterable[tuple[str, 
     Unicode form."""
     fixes = {"detokenised": "score with --hyp-tokenise auto (retokenises it the way the "
                             "references were made), or tokenise the file first",
+             "running-text-references": "score with --tokenise nltk (or spacy), which "
+                                        "tokenises the source, references and hypotheses "
+                                        "alike",
              "m2-role": "give the system's M2 (one annotator) as --hyp and the references as -r",
              "unicode-form": "normalise the file to NFC without zero-width characters"}
-    shorts = {"detokenised": "detokenised hypothesis", "m2-role": "M2 with several annotators",
+    shorts = {"detokenised": "detokenised hypothesis",
+              "running-text-references": "references are running text", "m2-role": "M2 with several annotators",
               "unicode-form": "Unicode normal form"}
     return [_finding(code, WARNING, message, fixes.get(code, ""), file=path, system=name,
                      short=f"{name}: {shorts.get(code, code)}")
@@ -805,11 +809,18 @@ def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,
                     ref_annotators: Sequence[int], unicode: bool = True) -> list[Finding]:
     """The checks of :func:`gecscope.checks.input_warnings` (detokenised, M2 role, and with
     ``unicode`` Unicode form, the costly one) as findings."""
-    from gecscope.checks import m2_role_warning, tokenisation_warning, unicode_form_warning
+    from gecscope.checks import (
+        m2_role_warning,
+        running_text_references_warning,
+        tokenisation_warning,
+        unicode_form_warning,
+    )
 
     said = []
     if ref_share is not None:
         said.append(("detokenised", tokenisation_warning(name, tokens, ref_share)))
+        said.append(("running-text-references",
+                     running_text_references_warning(name, tokens, ref_share)))
     if hyp_annotators is not None:
         said.append(("m2-role", m2_role_warning(name, hyp_annotators, ref_annotators)))
     if unicode:
