@@ -304,3 +304,20 @@ def test_results_are_frozen(data: EvalData, hyp: Hypothesis) -> None:
         a.base = 0.0  # type: ignore[misc]
     with pytest.raises(AttributeError):
         a.edits[0].value = 1.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", ["cleme", "cleme2"])
+def test_corpus_dependent_sentence_scores_are_the_corpus_scoring_s(name: str, data: EvalData,
+                                                                    hyp: Hypothesis) -> None:
+    """CLEME's length weights depend on the corpus (the mean reference chunk length): the
+    variants, scored in batches of their own, must keep the bias of the hypothesis' corpus, so
+    M(S, H) is the sentence score the corpus scoring gives (``explain -n`` printed another)."""
+    from gecscope.registry import get_metric
+
+    metric = get_metric(name)()
+    want = metric.sentence_scores(hyp, data)
+    every = attribute(metric, data, hyp, "shapley")
+    assert [a.full for a in every] == pytest.approx(want, abs=1e-12)
+    (one,) = attribute(metric, data, hyp, "shapley", sentences=[2])
+    assert one.full == pytest.approx(want[2], abs=1e-12)
+    assert math.fsum(e.value for e in one.edits) == pytest.approx(one.delta, abs=1e-12)

@@ -388,6 +388,8 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
         from gecscope.execution.plan import extract_edits
 
         extract_edits(data, [hyp], jobs)
+    # the variants are scored in batches of their own: keep the scores of hyp's corpus
+    metric = metric.sentence_scorer(data, hyp)
     edits = hypothesis_edits(data, hyp)
     sources = data.sources
     # a hypothesis given as M2 is scored with its edits: so are its variants (their subsets)

@@ -302,6 +302,13 @@ class Metric(ABC, Generic[S]):
         """One score per sentence from its statistics, where the metric defines one."""
         return None
 
+    def sentence_scorer(self, data: EvalData, hyp: Hypothesis) -> Metric[S]:
+        """A metric whose :meth:`sentence_values` gives any sentence the score it has in
+        ``hyp``'s corpus, whatever other sentences it is scored with (edit attribution scores
+        variants of sentences in batches of its own): this metric, unless its sentence scores
+        depend on the corpus (CLEME's length bias), which an override fixes from ``hyp``."""
+        return self
+
     def details(self, stats: Sequence[S]) -> Sequence[SentenceDetail] | None:
         """Per sentence, what the scoring decided (the annotator kept, the edits proposed,
         gold and correct), for ``evaluate -v`` (:mod:`gecscope.reports.tables` prints it), or

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 from gecscope.data import EvalData, Hypothesis, Slot
@@ -453,6 +453,14 @@ class _CLEMEBase(Metric[CLEMEStats]):
         keep chunk lengths and model weights, not length weights), so the same statistics
         aggregated without the fixes."""
         return self.without_fixes().aggregate(stats)
+
+    def sentence_scorer(self, data: EvalData, hyp: Hypothesis) -> _CLEMEBase:
+        """Length weights depend on the corpus (the mean reference chunk length, unless
+        ``length_bias`` is given): this metric with ``hyp``'s bias fixed."""
+        if self.config.weighting != "length" or self.config.length_bias is not None:
+            return self
+        bias = self._weigher(self.sentence_stats(data, hyp)).bias
+        return type(self)(replace(self.config, length_bias=bias))
 
     def sentence_values(self, stats: Sequence[CLEMEStats]) -> list[float]:
         weigher = self._weigher(stats)
