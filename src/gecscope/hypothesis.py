@@ -323,5 +323,5 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
     if found.failures:
         done += (f"; {found.failures} sentence(s) aligned with low confidence, scored as "
                  f"aligned: {found.problems(limit=20)}")
-    return hyp.prepared(tokens, f"cut from {m} {'paragraph ' if m < n else ''}lines "
-                               f"(--hyp-level {level})"), done
+    return hyp.prepared(tokens, f"cut from {m} {'paragraph ' if m < n else ''}"
+                               f"line{'s' if m != 1 else ''} (--hyp-level {level})"), done

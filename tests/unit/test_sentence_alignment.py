@@ -115,6 +115,31 @@ def test_a_saved_result_says_how_the_text_was_prepared(
 
 
 @pytest.mark.requires_data
+def test_llm_chatter_around_the_text_is_named_not_scored(
+        amu: tuple[list[str], list[str]], conll14: Path) -> None:
+    """An LLM's "Here is the corrected text:" or "Let me know if you need anything else."
+    was glued to the first or last sentence (the sentence long enough to stay 'confident'):
+    scored as part of it under auto, exit 0. It is text of no source sentence: auto refuses
+    the file naming the line, paragraph scores without it, listing it."""
+    _, hyp = amu
+    data = EvalData.from_files(conll14 / "official-2014.combined.m2").subset(0, SAMPLE)
+    lines = list(hyp)
+    [whole] = evaluate("m2", data, Hypothesis.from_texts(lines, "AMU"))
+    for name, chatty, line in (
+            ("trailer", [*lines, "", "Let me know if you need anything else."], SAMPLE + 2),
+            ("preamble", ["Here is the corrected text:", *lines], 1),
+            ("same line", [*lines[:-1], lines[-1] + " I hope this helps!"], SAMPLE)):
+        hyp_ = Hypothesis.from_texts(chatty, name)
+        said = f"hypothesis line {line}: text aligned to no source sentence"
+        if len(chatty) != SAMPLE:
+            with pytest.raises(LengthMismatchError, match=said):
+                data.realign(hyp_, "auto")
+        with pytest.warns(InputWarning, match=said):
+            [cut] = evaluate("m2", data, hyp_, hyp_level="paragraph")
+        assert cut.score.details == whole.score.details, name
+
+
+@pytest.mark.requires_data
 def test_a_dropped_sentence_is_named_in_a_long_file(amu: tuple[list[str], list[str]]) -> None:
     src, hyp = amu
     data = EvalData.from_texts(src)

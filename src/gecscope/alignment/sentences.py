@@ -56,6 +56,13 @@ MIN_SIMILARITY = 0.5
 MIN_COVERAGE = 0.6
 #: ... unless those unmatched characters are this few (a word or two: "cat, and" of a merge)
 _SLACK = 12
+#: a segment (a hypothesis sentence) at the edge of several aligned to one source sentence,
+#: longer than :data:`_SLACK`, with fewer of its character trigrams in that sentence than
+#: this, is text of no source sentence (an LLM's "Here is the corrected text:" or "Let me
+#: know if you need anything else."): kept out of the piece and reported. Such chatter shares
+#: 4-10% of its trigrams with the sentence it was glued to; the sentences AMU's CoNLL-2014
+#: output split in two share 50% or more with their source sentence
+FOREIGN_SEGMENT = 0.25
 #: the share of source sentences that may be low-confidence before a file is refused
 MAX_LOW_SHARE = 0.05
 
@@ -241,6 +248,12 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
             spans.extend([None] * a)
         elif a == 1:
             part = segs[j0:j1]
+            while len(part) > 1 and _foreign(part[0], src_grams[i0]):
+                extra.append((part[0].line, lines[part[0].line][part[0].start:part[0].end]))
+                part = part[1:]
+            while len(part) > 1 and _foreign(part[-1], src_grams[i0]):
+                extra.append((part[-1].line, lines[part[-1].line][part[-1].start:part[-1].end]))
+                part = part[:-1]
             one_line = len({s.line for s in part}) == 1
             pieces.append(_piece(_join_segments(lines, part),
                                  tuple(sorted({s.line for s in part})), label, src_keys[i0]))
@@ -254,6 +267,13 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
     _move_quotes(lines, pieces, spans, src_keys)
     checked = [_neighbour_check(pieces, src_grams, i, min_similarity) for i in range(len(pieces))]
     return SentenceAlignment(tuple(checked), tuple(extra))
+
+
+def _foreign(seg: _Segment, source: frozenset[str]) -> bool:
+    """Whether ``seg`` is text of no source sentence beside the one ``source`` (its
+    trigrams) belongs to: :data:`FOREIGN_SEGMENT`."""
+    return (len(seg.key) > _SLACK and bool(seg.grams)
+            and len(seg.grams & source) < FOREIGN_SEGMENT * len(seg.grams))
 
 
 #: characters that may belong to either side of a sentence boundary (a closing quote after
