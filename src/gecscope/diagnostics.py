@@ -455,14 +455,16 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
                      f"on {len(lines)} line(s); each is an edit no reference contains",
                      "write the hypothesis in the references' forms (docs/check.md#width: "
                      "NFKC gives the half-width ones; ChERRANT's inputs use full-width "
-                     "Chinese punctuation)", file=path, system=name, lines=lines,
+                     "Chinese punctuation); if the source file the system corrected has "
+                     "the hypothesis' forms, give it with -s beside the M2", file=path, system=name, lines=lines,
                      short=f"{kind} characters",
                      pairs=[{"hypothesis": h, "references": r, "count": n}
                             for h, r, n in found])]
 
 
 def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Lines,
-                     references: Sequence[Lines] = ()) -> list[Finding]:
+                     references: Sequence[Lines] = (),
+                     hypothesis_sources: Lines | None = None) -> list[Finding]:
     """What the sentences show, line by line against the source: shifted runs, empty lines,
     a hypothesis that is the source or a reference, repeated lines, other character forms
     than the references'. ``hypothesis`` and ``sources`` may differ in length (the common
@@ -532,7 +534,9 @@ def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Li
                             "repair the file: each line is the output for its source line",
                             file=path, system=name, lines=repeated,
                             short=f"{name}: {len(repeated)} repeated lines"))
-    out += width_findings(name, path, hypothesis, references, sources)
+    # the forms the edits are found against: the -s file beside an M2 when one was given
+    # (EvalData.hypothesis_sources; ChERRANT's demo.input has the '：' its M2 writes ':')
+    out += width_findings(name, path, hypothesis, references, hypothesis_sources or sources)
     return out
 
 
@@ -714,8 +718,11 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
                 out.append(_error(exc))
                 plain = False
         _collect(out, caught, references[0])
+    given_sources: Lines | None = None  # the -s file beside an M2: edits are found against it
     if sources is None and src_raw is not None:
         sources = [tok(ln.strip()) for ln in src_raw.lines]
+    elif src_raw is not None and sources is not None and len(src_raw.lines) == len(sources):
+        given_sources = [tok(ln.strip()) for ln in src_raw.lines]
     if plain and sources is not None:
         for path, r in zip(references, ref_raws, strict=True):
             if r is None:
@@ -735,6 +742,7 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
         tokens: Lines | None = None
         hyp_m2 = None
         fmt = "plain"
+        own_sources = given_sources  # what its edits are found against (its own, if any)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -742,8 +750,11 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
                 if fmt == "m2":
                     hyp_m2 = parse_m2(text, path)
                     tokens = hyp_m2.hypotheses()
+                    own_sources = hyp_m2.sources
                 elif fmt == "parallel":
                     rows = parse_parallel(text, path, targets=1)
+                    if ref_ids is None or [r.id for r in rows] == ref_ids:
+                        own_sources = [tok(r.source) for r in rows]
                     tokens = _by_id(out, path, [r.id for r in rows],
                                     [tok(r.targets[0]) for r in rows], ref_ids)
                 else:
@@ -759,7 +770,7 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
             tokens = _line_count(out, name, path, tokens, sources, origin, r.lines,
                                  hyp_level if hyp_m2 is None and fmt != "parallel"
                                  else "sentence")
-        out.extend(content_findings(name, path, tokens, sources, refs))
+        out.extend(content_findings(name, path, tokens, sources, refs, own_sources))
         warned = _input_warnings(name, path, tokens, sources, ref_share,
                                  hyp_m2.annotators if hyp_m2 is not None else None,
                                  m2_annotators)
@@ -877,13 +888,26 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
             out += [f for f in file_findings(raw, "hypothesis") if f.severity != INFO]
             out += [f for f in testset_findings(raw, "hypothesis", registry)
                     if f.severity != INFO]
-        out += content_findings(h.name, h.path, h.tokens, data.sources, refs)
+        own = h.m2.sources if h.m2 is not None else h.sources  # an M2's or parallel file's
+        out += content_findings(h.name, h.path, h.tokens, data.sources, refs,
+                                list(own) if own is not None else _hypothesis_sources(data))
         for f in _input_warnings(h.name, h.path, h.tokens, data.sources, ref_share,
                                  h.m2.annotators if h.m2 is not None else None,
                                  ref_annotators, unicode=False):
             f.data["shown"] = True
             out.append(f)
     return out
+
+
+def _hypothesis_sources(data: EvalData) -> Lines | None:
+    """:attr:`EvalData.hypothesis_sources`, or ``None`` when they cannot be read (a summary
+    never stops an evaluation)."""
+    from gecscope.errors import GecscopeError
+
+    try:
+        return list(data.hypothesis_sources)
+    except (GecscopeError, OSError):
+        return None
 
 
 def _read_quietly(path: str | None) -> RawFile | None:
