@@ -807,7 +807,8 @@ def _line_count(out: list[Finding], name: str, path: str, tokens: Lines, sources
             f, message=str(exc).removeprefix(f"{path}: "),
             fix="find the lines lost or added (see the shift findings); if the lines are "
                 "paragraphs and the sentences named were really dropped or rewritten, "
-                "--hyp-level paragraph scores them as aligned"))
+                "--hyp-level paragraph scores them as aligned; delete text aligned to no "
+                "source sentence (an LLM's comment) from the file"))
         return tokens
     f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines,
                            realigned=True)

@@ -313,7 +313,8 @@ def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
                      f"(--hyp-level auto) left {found.failures} sentence(s) without a "
                      f"confident match: {found.problems()}; nothing was scored. If its lines "
                      "are paragraphs and these sentences were really dropped or rewritten, "
-                     "--hyp-level paragraph scores them as aligned (listed)"),)
+                     "--hyp-level paragraph scores them as aligned (listed); delete text "
+                     "aligned to no source sentence (an LLM's comment) from the file"),)
         raise err
     if found.failures > MAX_LOW_SHARE * n:
         rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
