@@ -371,14 +371,20 @@ CJK_PUNCTUATION = {"，": ",", "。": ".", "？": "?", "！": "!", "：": ":", "
                    "）": ")"}
 
 
+#: the typographic quotes LLMs write ("don’t", “so”) and the straight ones of tokenised
+#: English test sets (NUCLE's "do n't"): no compatibility form, but every one is an edit
+#: (CoNLL-2014 AMU detokenised with them, --hyp-tokenise auto: M2 F0.5 0.3490 -> 0.3325)
+TYPOGRAPHIC_QUOTES = {"’": "'", "‘": "'", "“": '"', "”": '"'}
+
+
 def _compat_pairs(chars: Iterable[str]) -> dict[str, str]:
     """Characters whose NFKC form differs (full-width letters and punctuation, ligatures,
-    '…'), with that form; whitespace forms (no-break space) are left out, tokens split
-    there anyway."""
+    '…'), and typographic quotes, with that form; whitespace forms (no-break space) are left
+    out, tokens split there anyway."""
     out = {}
     for c in chars:
-        if c in CJK_PUNCTUATION:
-            out[c] = CJK_PUNCTUATION[c]
+        if c in CJK_PUNCTUATION or c in TYPOGRAPHIC_QUOTES:
+            out[c] = CJK_PUNCTUATION.get(c) or TYPOGRAPHIC_QUOTES[c]
             continue
         d = unicodedata.normalize("NFKC", c)
         if d != c and d.strip() and not c.isspace():
@@ -447,16 +453,18 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
     listed = ", ".join(f"'{h}' for '{r}' ({n})" for h, r, n in found[:8])
     more = f" and {len(found) - 8} more" if len(found) > 8 else ""
     full = sum(1 for h, _, _ in found if unicodedata.east_asian_width(h[0]) in "FW")
-    kind = ("full-width" if full == len(found) else "half-width" if not full
-            else "other compatibility")
+    quotes = sum(1 for h, r, _ in found if h in TYPOGRAPHIC_QUOTES or r in TYPOGRAPHIC_QUOTES)
+    kind = ("typographic-quote" if quotes == len(found) else "full-width" if full == len(found)
+            else "half-width" if not full and not quotes else "other compatibility")
     what = "the references" if references and any(references) else "the source"
     return [_finding("width", WARNING,
                      f"{name} writes {kind} forms where {what} have the other: {listed}{more}, "
                      f"on {len(lines)} line(s); each is an edit no reference contains",
                      "write the hypothesis in the references' forms (docs/check.md#width: "
                      "NFKC gives the half-width ones; ChERRANT's inputs use full-width "
-                     "Chinese punctuation); if the source file the system corrected has "
-                     "the hypothesis' forms, give it with -s beside the M2", file=path, system=name, lines=lines,
+                     "Chinese punctuation; typographic quotes: replace ’ ‘ with ' and “ ” "
+                     "with \" as the references write them); if the source file the system "
+                     "corrected has the hypothesis' forms, give it with -s beside the M2", file=path, system=name, lines=lines,
                      short=f"{kind} characters",
                      pairs=[{"hypothesis": h, "references": r, "count": n}
                             for h, r, n in found])]

@@ -165,6 +165,33 @@ def test_references_in_running_text_against_a_tokenised_hypothesis(
     assert "--tokenise nltk" in codes(report)["running-text-references"]["fix"]
 
 
+def test_typographic_quotes_against_straight_ones(capsys, conll14: Path, tmp_path: Path) -> None:
+    # an LLM's "don’t" and “...” against NUCLE's straight "do n't": an edit each, no
+    # compatibility form, so no finding (AMU detokenised with them, --hyp-tokenise auto: M2
+    # 0.3490 -> 0.3325 on the whole test set, exit 0)
+    n = 200
+    blocks = (conll14 / "official-2014.combined.m2").read_text(encoding="utf-8").split("\n\n")
+    ref = tmp_path / "ref.m2"
+    ref.write_text("\n\n".join(blocks[:n]) + "\n", encoding="utf-8")
+    lines = (conll14 / "submissions" / "AMU").read_text(encoding="utf-8").splitlines()[:n]
+    curly = [re.sub(r'" (.*?) "', r"“ \1 ”", ln.replace("'", "’")) for ln in lines]
+    assert curly != lines
+    plain, typo = write(tmp_path / "AMU", lines), write(tmp_path / "AMU.curly", curly)
+    scores = []
+    for h in (plain, typo):
+        assert main(["evaluate", "-r", str(ref), "--hyp", str(h), "-m", "m2",
+                     "--format", "json"]) == 0
+        out, err = capsys.readouterr()
+        scores.append(json.loads(out)["scores"][0]["value"])
+    assert scores[1] < scores[0] - 0.005  # the damage
+    assert "typographic-quote characters" in err  # evaluate's summary line
+    rc, report = check_json(capsys, "-r", str(ref), "--hyp", str(plain), str(typo))
+    assert rc == EXIT_WARNINGS and "width" not in codes(report, str(plain))
+    width = codes(report, str(typo))["width"]
+    assert {p["hypothesis"] for p in width["data"]["pairs"]} >= {"’"}
+    assert "replace ’ ‘ with '" in width["fix"]
+
+
 def test_known_files_recognised_by_hash(capsys, shared_data: Path, tmp_path: Path) -> None:
     conll = shared_data / "conll14"
     j = shared_data / "jfleg" / "test"
