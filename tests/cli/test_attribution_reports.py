@@ -169,3 +169,14 @@ def test_llm_judge_cat_by_hand(cache_dir: Path, tmp_path: Path,
     assert rows == {"NOUN:NUM": ["1", "+0.5000", "+0.5000"],
                     "VERB:SVA": ["2", "+1.5000", "+0.7500"]}
     assert "delta llm_sent summed over the 3 sentences: +2.0000" in body
+
+
+def test_compare_help_names_no_cat(capsys: pytest.CaptureFixture[str]) -> None:
+    # compare has no --cat: its --attribution help must not send the reader to it
+    for command, has_cat in (("compare", False), ("evaluate", True)):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        attribution = out.split("--attribution METHOD", 1)[1].split("--max-exact", 1)[0]
+        assert ("--cat" in attribution) is has_cat, command
+        assert "--html" in attribution

@@ -107,3 +107,11 @@ def test_the_command_line_offers_the_api_methods_and_defaults() -> None:
     assert explain_cli.ATTRIBUTION_METHODS == METHODS
     source = Path(explain_cli.__file__).read_text(encoding="utf-8")
     assert f"default: {MAX_EXACT})" in source and f"(default: {SAMPLES})" in source
+
+
+def test_the_command_list_says_explain_attributes(capsys: pytest.CaptureFixture[str]) -> None:
+    # `gecscope --help` described explain as the CLEME chunk table only
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = " ".join(capsys.readouterr().out.split())
+    assert "explain why a system scored as it did" in listing and "(--attribution)" in listing

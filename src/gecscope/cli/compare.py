@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
                         help="confidence level of the intervals (default: 0.95)")
     from gecscope.cli.evaluate import add_attribution_arguments
 
-    add_attribution_arguments(report)
+    add_attribution_arguments(report, cat=False)
     p.set_defaults(func=run)
 
 

@@ -65,19 +65,21 @@ def _whole(low: int, high: int) -> Any:
     return parse
 
 
-def add_attribution_arguments(p: argparse._ActionsContainer) -> None:
+def add_attribution_arguments(p: argparse._ActionsContainer, *, cat: bool = True) -> None:
     """``--attribution METHOD``, ``--max-exact N``, ``--samples N`` and
     ``--attribution-seed S`` (evaluate and compare; the arguments of
-    :func:`gecscope.explain.attribute`)."""
+    :func:`gecscope.explain.attribute`); ``cat``: the command has ``--cat`` (compare has not)."""
+    shown = ("shown by --cat (per-type sums), coloured in --html, written to --json-out / "
+             "--format json. Default: none, except shapley for --cat of metrics without counts"
+             if cat else "coloured in --html, written to --json-out / --format json (compare "
+             "prints no per-type tables). Default: none")
     from gecscope.explain import MAX_EXACT, METHODS, SAMPLES
     from gecscope.reports.attribution import MAX_EXACT_LIMIT, SAMPLES_LIMIT
 
     p.add_argument("--attribution", choices=METHODS, metavar="METHOD",
                    help="share each sentence's score change M(S, H) - M(S, S) among the "
                         "system's edits, for every metric with sentence scores: "
-                        f"{', '.join(METHODS)} (docs/explain.md); shown by --cat (per-type "
-                        "sums), coloured in --html, written to --json-out / --format json. "
-                        "Default: none, except shapley for --cat of metrics without counts")
+                        f"{', '.join(METHODS)} (docs/explain.md); {shown}")
     p.add_argument("--max-exact", type=_whole(0, MAX_EXACT_LIMIT), metavar="N",
                    help=f"exact Shapley values up to N edits in a sentence (2^N metric calls), "
                         f"sampled beyond (default: {MAX_EXACT})")

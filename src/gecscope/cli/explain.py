@@ -26,10 +26,13 @@ ATTRIBUTION_METHODS = ("add", "sub", "shapley", "shapley_sampling")
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
-        "explain", help="show the CLEME chunk table of sentences (why a system scored as it did)",
+        "explain", help="why a system scored as it did: CLEME chunk tables, or each edit's "
+                        "share of any metric's sentence score (--attribution)",
         description="Partition source, references and hypothesis into CLEME chunks and label "
                     "each hypothesis chunk TP, FP_ne (wrong correction), FP_un (unnecessary "
-                    "correction), FN (missed) or TN, with its weight.")
+                    "correction), FN (missed) or TN, with its weight; with --attribution, "
+                    "share each sentence's score change M(S, H) - M(S, S) under any metric "
+                    "with sentence scores among the hypothesis' edits.")
     p.add_argument("-r", "--ref", nargs="+", default=[],
                    help="references: one M2 file, or several plain-text reference files "
                         "(with --attribution a reference-less metric needs only --source)")
