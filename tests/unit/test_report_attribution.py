@@ -9,6 +9,7 @@ worked out by hand from the sentences."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
@@ -175,3 +176,46 @@ def test_attributions_out_of_order_or_missing_are_dropped(monkeypatch: pytest.Mo
         report, _, _ = _report(metrics=(ExactMatch(),))
         assert report.attributions["toy-exact"].rows == {}
         assert sum(where in w for w in report.inputs["warnings"]) == 3  # every system
+
+
+class _Undefined(ExactMatch):
+    """ExactMatch with no number (NaN) for a sentence that still says 'dogs' (sentence 3's
+    source): a metric whose sentence score is undefined for some sentences."""
+
+    name = "toy-undefined"
+
+    def sentence_stats(self, data, hyp):  # type: ignore[no-untyped-def]
+        return [(s, "dogs" in h) for s, h in zip(super().sentence_stats(data, hyp), hyp.tokens,
+                                                 strict=True)]
+
+    def aggregate(self, stats):  # type: ignore[no-untyped-def]
+        return super().aggregate([s for s, _ in stats])
+
+    def sentence_values(self, stats):  # type: ignore[no-untyped-def]
+        return [math.nan if undefined else float(s) for s, undefined in stats]
+
+
+def test_undefined_sentence_scores_are_left_out_of_the_sums(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # one NaN sentence made every per-type sum and delta NaN, and the HTML report crashed
+    # (a NaN share in its strict JSON data)
+    from gecscope.reports.html import write_report_html
+
+    report, _, _ = _report(metrics=(_Undefined(),))
+    table = report.attributions["toy-undefined"]
+    good = table.shares["good"]
+    assert math.isnan(good[2].base) and all(math.isnan(e.value) for e in good[2].edits)
+    # good without sentence 3: goes (a reference alone) +1, likes and were 0 on their own
+    assert table.undefined["good"] == 1 and table.delta["good"] == 1.0
+    assert {r.type: (r.value, r.edits) for r in table.rows["good"]} == {"R:VERB:SVA": (1.0, 3)}
+    assert "3 sentences left out of the sums" in table.describe()  # one per system
+    assert ("delta toy-undefined summed over the 4 sentences: +1.0000 (1 with no number (NaN) "
+            "left out)") in format_evaluation(report, cat=2)
+    doc = report_to_json(report)
+    shares = doc["sentences"][2]["systems"]["good"]["attributions"]["toy-undefined"]
+    assert shares["base"] is None and [e["value"] for e in shares["edits"]] == [None, None]
+    path = tmp_path / "report.html"
+    write_report_html(path, report)
+    page = path.read_text(encoding="utf-8")
+    data = page.split('<script id="gecscope-data" type="application/json">', 1)[1]
+    browser = json.loads(data.split("</script>", 1)[0])  # strict JSON: NaN is refused
+    assert browser["sentences"][2] and browser["attribution_scale"] == [1.0]

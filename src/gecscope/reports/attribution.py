@@ -133,6 +133,8 @@ class AttributionTable:
     ``rows``: system -> sums by full error type; ``delta``: system -> the sum over sentences
     of delta M; ``shares``: system -> each sentence's :class:`SentenceShares`; ``sampled``:
     system -> sentences whose Shapley values were sampled (more edits than ``max_exact``);
+    ``undefined``: system -> sentences left out of ``rows`` and ``delta`` because a score or
+    share is undefined (NaN: the metric gives some sentence no number; their shares are kept);
     ``note``: why the metric has no attributions (then everything else is empty)."""
 
     metric: str
@@ -141,6 +143,7 @@ class AttributionTable:
     delta: dict[str, float] = field(default_factory=dict)
     shares: dict[str, list[SentenceShares]] = field(default_factory=dict)
     sampled: dict[str, int] = field(default_factory=dict)
+    undefined: dict[str, int] = field(default_factory=dict)
     max_exact: int | None = None
     note: str | None = None
 
@@ -153,6 +156,10 @@ class AttributionTable:
         if sampled:
             text += (f"; Shapley values sampled for {sampled} sentence"
                      f"{'s' if sampled != 1 else ''} with more than {self.max_exact} edits")
+        undefined = sum(self.undefined.values())
+        if undefined:
+            text += (f"; {undefined} sentence{'s' if undefined != 1 else ''} left out of the "
+                     f"sums: {self.metric} gives no number (NaN) for the sentence or a variant")
         return text
 
 
@@ -183,6 +190,12 @@ def _by_type(shares: Sequence[SentenceShares]) -> list[TypeShare]:
         for e in s.edits:
             values.setdefault(e.type, []).append(e.value)
     return [TypeShare(t, math.fsum(v), len(v)) for t, v in sorted(values.items())]
+
+
+def _defined(s: SentenceShares) -> bool:
+    """Whether every number of ``s`` is a number (a NaN score makes its shares NaN)."""
+    return (math.isfinite(s.base) and math.isfinite(s.full)
+            and all(math.isfinite(e.value) for e in s.edits))
 
 
 def _mismatch(got: Sequence[SentenceAttribution], scores: Sequence[float]) -> str | None:
@@ -250,8 +263,10 @@ def attribution_tables(data: EvalData, hyps: Sequence[Hypothesis],
                 continue
             shares = [_shares(sources[a.index], a) for a in got]
             table.shares[r.system] = shares
-            table.rows[r.system] = _by_type(shares)
-            table.delta[r.system] = math.fsum(s.delta for s in shares)
+            defined = [s for s in shares if _defined(s)]  # one NaN would make every sum NaN
+            table.undefined[r.system] = len(shares) - len(defined)
+            table.rows[r.system] = _by_type(defined)
+            table.delta[r.system] = math.fsum(s.delta for s in defined)
             table.sampled[r.system] = sum(1 for s in shares if s.method != request.method
                                           and s.method == "shapley_sampling")
     return out

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gecscope.formats.base import atomic_write
+from gecscope.reports.json import finite
 from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, build_report
 from gecscope.reports.outcomes import OUTCOME_LABELS, OUTCOMES
 from gecscope.reports.text import fmt, integral_column
@@ -341,7 +342,8 @@ def _browser_data(report: Report) -> dict[str, Any]:
     systems = list(report.systems)
     attributed = [name for name, t in report.attributions.items() if t.shares]
     scale = {name: max((abs(e.value) for shares in report.attributions[name].shares.values()
-                        for sh in shares for e in sh.edits), default=0.0)
+                        for sh in shares for e in sh.edits if math.isfinite(e.value)),
+                       default=0.0)
              for name in attributed}
     sents = []
     for s in report.sentences:
@@ -398,7 +400,8 @@ def _attach_shares(edits: list[list[Any]], report: Report, index: int, system: s
 
 
 def _script_json(obj: Any) -> str:
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    # strict JSON: an undefined (NaN) score or attribution share becomes null (no colour)
+    text = json.dumps(finite(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -63,7 +63,7 @@ def _system_sentence(report: Report, index: int, name: str, ss: Any) -> dict[str
 
 def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
     """The report as a JSON-ready dict (``sentences=False`` drops the per-sentence section)."""
-    doc: dict[str, Any] = _finite({
+    doc: dict[str, Any] = finite({
         "schema": SCHEMA_ID,
         "schema_version": report.schema_version,
         "gecscope_version": report.gecscope_version,
@@ -95,14 +95,14 @@ def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
     return doc
 
 
-def _finite(obj: Any) -> Any:
+def finite(obj: Any) -> Any:
     """Replace non-finite floats anywhere in ``obj`` by ``None`` (strict JSON)."""
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {k: finite(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
+        return [finite(v) for v in obj]
     return obj
 
 

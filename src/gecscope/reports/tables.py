@@ -127,9 +127,12 @@ def attribution_type_tables(report: Report, m: MetricInfo, level: int,
         body.append(["all types", n, _signed(total), _signed(total / n) if n else "-"])
         text = render_table(["type", "edits", "sum", "mean"], body, style=style)
         delta = table.delta[system]
-        n_sent = len(table.shares.get(system, ()))
+        undefined = table.undefined.get(system, 0)
+        n_sent = len(table.shares.get(system, ())) - undefined
         sep = {"markdown": "\n\n", "latex": "\n% "}.get(style, "\n")
         text += sep + f"delta {m.name} summed over the {n_sent} sentences: {_signed(delta)}"
+        if undefined:
+            text += f" ({undefined} with no number (NaN) left out)"
         blocks.append(titled(f"{system}: {m.name} by error type (level {level}), "
                              f"{table.describe()}", text, style))
     return blocks
