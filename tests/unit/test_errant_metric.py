@@ -197,3 +197,32 @@ def test_the_note_is_printed_under_the_table_only_when_a_fix_is_on(
     assert main(["evaluate", "-r", str(ref), "--hyp", str(hyp), "-o", "fix_duplicate_edits=true",
                  "--html", str(html)]) == 0
     assert '<p class="meta">note: fix_duplicate_edits=true (' in html.read_text(encoding="utf-8")
+
+
+def test_the_fix_note_is_in_the_json_report(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """#33 item 1: the JSON report (stdout and --json-out) carried the signature but not the
+    note saying a fix moved a number away from errant_compare's; it is each metric's
+    ``notes``, absent without a fix, and the document still follows the schema."""
+    import json
+
+    from gecscope.cli.main import main
+    from gecscope.reports.json import load_schema
+
+    ref = tmp_path / "ref.m2"
+    ref.write_text("S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n"
+                   "A 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    hyp = tmp_path / "hyp.m2"
+    hyp.write_text("S a b\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
+    out = tmp_path / "report.json"
+    base = ["evaluate", "-r", str(ref), "--hyp", str(hyp), "--format", "json", "-q"]
+    assert main([*base, "--json-out", str(out)]) == 0
+    assert "notes" not in json.loads(capsys.readouterr().out)["metrics"][0]
+    assert "notes" not in json.loads(out.read_text(encoding="utf-8"))["metrics"][0]
+    assert main([*base, "-o", "fix_duplicate_edits=true", "--json-out", str(out)]) == 0
+    for doc in (json.loads(capsys.readouterr().out), json.loads(out.read_text(encoding="utf-8"))):
+        (note,) = doc["metrics"][0]["notes"]
+        assert note.startswith("fix_duplicate_edits=true (") and "it changed hyp (TP 1 vs 2" in note
+        assert doc["scores"][0]["fields"]["TP"] == 1
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(doc, load_schema())

@@ -3,8 +3,10 @@
 The document is an object with ``schema`` (the schema id) and ``schema_version`` (``"1.0"``;
 the minor number grows for backward-compatible additions, the major number on breaking
 changes), then ``gecscope_version``, ``created``, ``inputs``, ``resampling``, ``systems``,
-``metrics`` (name, options, signatures), ``scores`` (one per system and metric, with fields,
-intervals, rank and significance cluster), ``comparisons``, ``per_type``, ``attributions`` (when
+``metrics`` (name, options, signatures, and the ``notes`` printed under its table, e.g.
+which ``fix_*`` option moved a number away from the official scorer's; since 1.1),
+``scores`` (one per system and metric, with fields, intervals, rank and significance
+cluster), ``comparisons``, ``per_type``, ``attributions`` (when
 asked for: each metric's edit attributions summed by type; since 1.1) and ``sentences`` (with
 each sentence's attributions).
 Non-finite numbers are written as ``null`` so the output is strict JSON.
@@ -73,7 +75,9 @@ def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
         "systems": list(report.systems),
         "metrics": [{"name": m.name, "main": m.main, "description": m.description,
                      "options": m.options, "signature": m.signature,
-                     "signature_long": m.signature_long} for m in report.metrics],
+                     "signature_long": m.signature_long,
+                     **({"notes": list(m.notes)} if m.notes else {})}
+                    for m in report.metrics],
         "scores": [{"system": s.system, "metric": s.metric, "value": s.value, "main": s.main,
                     "fields": s.fields, "interval": s.interval,
                     "field_intervals": s.field_intervals, "rank": s.rank,
