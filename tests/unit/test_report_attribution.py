@@ -27,12 +27,12 @@ jsonschema = pytest.importorskip("jsonschema", reason="schema validation needs j
 
 
 def _report(method: str = "shapley", metrics: tuple = (ExactMatch(), EditF()),
-            tamper: dict[str, int] | None = None):
+            tamper: dict[str, int] | None = None, by: float = 0.5):
     data, hyps = toy_corpus()
     results = [m.evaluate(data, h) for m in metrics for h in hyps]
     for r in results:  # a scoring whose sentence scores an attribution cannot start from
         if tamper and r.system in tamper and r.sentence_scores is not None:
-            r.sentence_scores[tamper[r.system]] += 0.5
+            r.sentence_scores[tamper[r.system]] += by
     return build_report(data, hyps, results, list(metrics), sentences=True,
                         attribution=AttributionRequest(method)), data, hyps
 
@@ -219,3 +219,13 @@ def test_undefined_sentence_scores_are_left_out_of_the_sums(tmp_path) -> None:  
     data = page.split('<script id="gecscope-data" type="application/json">', 1)[1]
     browser = json.loads(data.split("</script>", 1)[0])  # strict JSON: NaN is refused
     assert browser["sentences"][2] and browser["attribution_scale"] == [1.0]
+
+
+def test_float_noise_of_model_metrics_keeps_the_attributions() -> None:
+    # a 4-layer BERT SOME/IMPARA scored a sentence up to 6e-8 apart in another batch (the
+    # scoring on workers, the attribution here): such a system's attributions were dropped
+    kept, _, _ = _report(tamper={"good": 2}, by=6e-8)
+    assert "good" in kept.attributions["toy-exact"].shares
+    assert not any("no toy-exact attributions" in w for w in kept.inputs["warnings"])
+    dropped, _, _ = _report(tamper={"good": 2}, by=1e-4)
+    assert "good" not in dropped.attributions["toy-exact"].shares
