@@ -48,9 +48,9 @@ def test_explain_json_chunk_labels(files: tuple[str, str], capsys: pytest.Captur
     assert labels == [["TP", "FP_ne"], ["TN", "TN"], ["FP_ne", "TP"], ["TN", "TN"],
                       ["FP_un", "FP_un"], ["TN", "TN"], ["FN", "FN"]]
     assert {lab["weight"] for c in s1["chunks"] for lab in c["labels"]} == {1.0}
-    # sentence-level CLEME2.0 with the tool's factors (0.45/0.35/0.15/0.05, the defaults):
-    # Hit = Wrong = Under = Over = 1/3 for both
-    score = 0.45 / 3 + (0.35 + 0.15 + 0.05) * 2 / 3
+    # sentence-level CLEME2.0 with the sentence factors (0.35/0.25/0.20/0.20, as the tool's
+    # main.py --level sentence): Hit = Wrong = Under = Over = 1/3 for both
+    score = 0.35 / 3 + (0.25 + 0.20 + 0.20) * 2 / 3
     actual = [s["Score"] for s in s1["scores"]]
     assert actual == pytest.approx([score, score])
     assert s1["best_reference"] == 0

@@ -75,17 +75,19 @@ def test_cleme2_corpus_and_sentence(toy: tuple[EvalData, Hypothesis]) -> None:
          "Wrong": 0.25, "Under": 0.25, "Over": 0.25, "TP": 2, "FP": 2, "FP_ne": 1, "FP_un": 1,
          "FN": 1, "TN": 6})
     assert corpus.main == "Score"
-    sent = CLEME2Metric(level="sentence", fix_sentence_factors=True).evaluate(data, hyp)
+    # the paper's sentence factors, as THUKElab/CLEME's main.py --level sentence passes them
+    sent = CLEME2Metric(level="sentence").evaluate(data, hyp)
     s1 = 0.35 / 3 + 0.25 * 2 / 3 + 0.20 * 2 / 3 + 0.20 * 2 / 3
     s2 = 0.25 + 0.20 + 0.20  # nothing to correct and no edit: 1 - factor_hit
     assert sent.sentence_scores == pytest.approx([s1, s2, 1.0])
     assert sent.score.fields == pytest.approx(
         {"Score": (s1 + s2 + 1) / 3, "Hit": (1 / 3 + 1) / 3, "Wrong": 1 / 9, "Under": 1 / 9,
          "Over": 1 / 9, "TP": 2, "FP": 2, "FP_ne": 1, "FP_un": 1, "FN": 1, "TN": 6})
-    # the default: THUKElab/CLEME v1.1 scores sentences with the corpus factors
-    tool = CLEME2Metric(level="sentence").evaluate(data, hyp)
+    # the sentence row of the tool's --level corpus run: the corpus factors, given explicitly
+    corpus_factors = CLEME2Metric(level="sentence", factor_hit=0.45, factor_wrong=0.35,
+                                  factor_under=0.15, factor_over=0.05).evaluate(data, hyp)
     t1 = 0.45 / 3 + 0.35 * 2 / 3 + 0.15 * 2 / 3 + 0.05 * 2 / 3
-    assert tool.sentence_scores == pytest.approx([t1, 0.35 + 0.15 + 0.05, 1.0])
+    assert corpus_factors.sentence_scores == pytest.approx([t1, 0.35 + 0.15 + 0.05, 1.0])
     custom = CLEME2Metric(factor_hit=1.0, factor_wrong=0.0, factor_under=0.0, factor_over=0.0)
     assert custom.score(data, hyp).value == pytest.approx(0.5)
 
@@ -134,7 +136,6 @@ def test_sentence_level_length_settings_and_the_fix() -> None:
     assert (old.fix_rounding, old.fix_sentence_beta, old.fix_zero_weights, old.compat) == \
         (True, True, True, None)
     assert CLEMEMetric.Config(compat=True) == CLEMEMetric.Config()
-    assert CLEME2Metric.Config(compat=False).fix_sentence_factors is True
     assert CLEMEMetric.Config(level="corpus").length_params() == LENGTH_CORPUS
     assert CLEMEMetric.Config(length_alpha=3.0).length_params().alpha == 3.0
 
@@ -209,10 +210,18 @@ def test_cleme2_factor_validation(factors: dict) -> None:
 
 
 def test_cleme2_default_factors_per_level() -> None:
+    """#33 item 1: THUKElab/CLEME's main.py gives its scorer the corpus factors for --level
+    corpus and the sentence factors for --level sentence (run here: AMU sentence Score 0.5338,
+    tests/regression/test_cleme_conll14.py); the corpus ones at sentence level were a wrong
+    default. fix_sentence_factors, which took the sentence ones, is a former no-op option."""
     assert CLEME2Metric.Config().factors() == (0.45, 0.35, 0.15, 0.05)
-    assert CLEME2Metric.Config(level="sentence").factors() == (0.45, 0.35, 0.15, 0.05)
-    fixed = CLEME2Metric.Config(level="sentence", fix_sentence_factors=True)
-    assert fixed.factors() == (0.35, 0.25, 0.20, 0.20)
+    assert CLEME2Metric.Config(level="sentence").factors() == (0.35, 0.25, 0.20, 0.20)
+    for old in (True, False):
+        cfg = CLEME2Metric.Config(level="sentence", fix_sentence_factors=old)
+        assert cfg.factors() == (0.35, 0.25, 0.20, 0.20)
+        metric = CLEME2Metric(cfg)
+        assert metric.fixes_on() == [] and "fix_sentence_factors" not in metric.options()
+    assert CLEME2Metric(level="sentence", compat=False).fixes_on() == ["fix_sentence_weights"]
 
 
 def test_heavy_dependencies_load_only_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:

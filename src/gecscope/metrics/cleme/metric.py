@@ -18,8 +18,10 @@ statistics keep every reference, so bootstrap resampling re-runs the choice.
 
 Numbers reproduce THUKElab/CLEME v1.1 on the M2 files it ships (see docs/cleme.md), bugs
 included by default; each correction is a ``fix_*`` option (``fix_sentence_weights``,
-``fix_rounding``, ``fix_sentence_beta``, ``fix_zero_weights``; ``fix_sentence_factors`` for
-CLEME2.0). ``compat`` is their former spelling (``compat=False`` switched all of them on).
+``fix_rounding``, ``fix_sentence_beta``, ``fix_zero_weights``; ``fix_sentence_weights`` for
+CLEME2.0 too). ``compat`` is their former spelling (``compat=False`` switched all of them on).
+CLEME2.0's sentence level uses the paper's sentence factors, as the tool's ``main.py --metric
+cleme2 --level sentence`` does (``fix_sentence_factors``, which took them, is a no-op now).
 """
 
 from __future__ import annotations
@@ -570,19 +572,20 @@ class CLEME2Metric(_CLEMEBase):
                                   "and their comprehensive score")
     official: ClassVar[str] = "THUKElab/CLEME v1.1 (e90abea)"
     fixes: ClassVar[Mapping[str, str]] = {
-        "fix_sentence_weights": "sentence-level length weights use the sentence settings",
-        "fix_sentence_factors": "sentence level uses the paper's sentence factors"}
-    former_options: ClassVar[frozenset[str]] = frozenset({"compat"})
+        "fix_sentence_weights": "sentence-level length weights use the sentence settings"}
+    former_options: ClassVar[frozenset[str]] = frozenset({"compat", "fix_sentence_factors"})
 
     @dataclass(frozen=True)
     class Config(CLEMECommonConfig):
-        """CLEME2.0 options: trade-off factors (default: the paper's values for the level)."""
+        """CLEME2.0 options: trade-off factors (default: the paper's values for the level, which
+        THUKElab/CLEME's ``main.py --level corpus|sentence`` passes to its scorer)."""
 
         factor_hit: float | None = None
         factor_wrong: float | None = None
         factor_under: float | None = None
         factor_over: float | None = None
-        #: sentence level uses the paper's sentence factors (the tool uses the corpus ones)
+        #: former option, no effect: the sentence level always takes the sentence factors, as
+        #: the tool's ``--level sentence`` does (it was believed to use the corpus ones)
         fix_sentence_factors: bool = False
 
         def __post_init__(self) -> None:
@@ -601,8 +604,7 @@ class CLEME2Metric(_CLEMEBase):
 
         def factors(self) -> tuple[float, float, float, float]:
             if self.factor_hit is None:
-                sentence = self.level == "sentence" and self.fix_sentence_factors
-                return SENTENCE_FACTORS if sentence else CORPUS_FACTORS
+                return SENTENCE_FACTORS if self.level == "sentence" else CORPUS_FACTORS
             return (float(self.factor_hit), float(self.factor_wrong or 0.0),
                     float(self.factor_under or 0.0), float(self.factor_over or 0.0))
 
