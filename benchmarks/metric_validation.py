@@ -86,6 +86,64 @@ def plot(result: Any, path: Path) -> None:
     plt.close(fig)
 
 
+# Expected CPU seconds per task (the 2026-11-27 runs), to start the longest first.
+COST = {"pterrant": 290, "usim": 165, "ptm2": 74, "imeasure": 48, "errant": 31, "green": 17,
+        "gotoscorer": 12, "m2": 9, "gleu": 8, "cleme": 4, "cleme2": 2}
+MAEGE_COST = {"imeasure": 122}
+_BENCHES: list[Any] = []
+
+
+def _benches(data: Path) -> list[Any]:
+    """GJG15 and SEEDA, loaded once per process."""
+    if not _BENCHES:
+        from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+
+        m2 = data / "conll14" / "official-2014.combined.m2"
+        _BENCHES.extend([load_gjg15(data / "gjg15", data / "conll14" / "submissions", m2),
+                         load_seeda(data / "seeda", m2)])
+    return _BENCHES
+
+
+def table_task(data: Path, name: str, permutations: int, resamples: int,
+               verbose: bool) -> tuple[Any, float]:
+    """One metric's rows (scores, correlations, SPA, tie calibration) and its CPU seconds."""
+    from _clock import cpu_seconds
+
+    from gecscope.meta_eval.runner import build_table
+
+    c0 = cpu_seconds()
+    res = build_table(_benches(data), [name], permutations=permutations, resamples=resamples,
+                      progress=(lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))
+                      if verbose else None)
+    return res, cpu_seconds() - c0
+
+
+def maege_task(m2: Path, name: str, verbose: bool) -> tuple[Any, float]:
+    """One metric's MAEGE result and its CPU seconds."""
+    from _clock import cpu_seconds
+
+    from gecscope.meta_eval.maege import run_maege
+
+    c0 = cpu_seconds()
+    [res] = run_maege(m2, [name], progress=(lambda msg: print(f"  {msg}", file=sys.stderr,
+                                                              flush=True)) if verbose else None)
+    return res, cpu_seconds() - c0
+
+
+def merge(parts: list[Any], permutations: int, resamples: int) -> Any:
+    """One table from per-metric tables (in the given order), with the intervals and the
+    significance clusters computed over all rows, as one ``build_table`` call would."""
+    from gecscope.meta_eval.runner import TableResult, add_wmt_statistics
+
+    first = parts[0]
+    result = TableResult([r for p in parts for r in p.rows],
+                         {k: v for p in parts for k, v in p.skipped.items()},
+                         {k: v for p in parts for k, v in p.seconds.items()},
+                         first.system_sets, first.ties, levels=first.levels)
+    add_wmt_statistics(result, permutations=permutations, resamples=resamples)
+    return result
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
@@ -100,41 +158,63 @@ def main() -> int:
                          "with alternatives) when gecscope.meta_eval.maege is installed")
     ap.add_argument("--maege-skip", default="usim,pterrant,ptm2",
                     help="metrics left out of MAEGE (slow: ~5 CPU minutes each)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="worker processes, each scoring one metric (on one benchmark pair, "
+                         "or its MAEGE lattice) at a time, longest first; the figures are "
+                         "those of --jobs 1 (every task runs the one-process code path)")
     args = ap.parse_args()
 
-    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
-    from gecscope.meta_eval.runner import build_table, render_markdown, render_wmt_sections
     from gecscope.registry import list_metrics
 
-    m2 = args.data / "conll14" / "official-2014.combined.m2"
     metrics = [m for m in args.metrics.split(",") if m] or list_metrics()
+    withalt = args.data / "conll14" / "official-2014.combined-withalt.m2"
+    skip = set(args.maege_skip.split(","))
+    maege_metrics = [m for m in metrics if m not in skip] if args.maege else []
+    tasks = [("table", m) for m in metrics] + [("maege", m) for m in maege_metrics]
+    cost = {("table", m): COST.get(m, 1) for m in metrics}
+    cost.update({("maege", m): MAEGE_COST.get(m, 40) for m in maege_metrics})
+    done: dict[tuple[str, str], tuple[Any, float]] = {}
+    verbose = True
+
+    def run(task: tuple[str, str]) -> tuple[Any, float]:
+        kind, name = task
+        if kind == "table":
+            return table_task(args.data, name, args.permutations, args.resamples, verbose)
+        return maege_task(withalt, name, verbose)
+
     with Clock() as total:
-        benches = [load_gjg15(args.data / "gjg15", args.data / "conll14" / "submissions", m2),
-                   load_seeda(args.data / "seeda", m2)]
-        result = build_table(benches, metrics, permutations=args.permutations,
-                             resamples=args.resamples,
-                             progress=lambda msg: print(f"  {msg}", file=sys.stderr))
-    if args.maege:
-        try:
-            from gecscope.meta_eval.maege import run_maege
-        except ImportError as exc:
-            print(f"no MAEGE columns: {exc}")
+        if args.jobs == 1:
+            for task in tasks:
+                done[task] = run(task)
         else:
-            skip = set(args.maege_skip.split(","))
-            ran = [m for m in metrics if m not in result.skipped and m not in skip]
-            with Clock() as c_maege:
-                for res in run_maege(args.data / "conll14" / "official-2014.combined-withalt.m2",
-                                     ran, progress=lambda msg: print(f"  {msg}",
-                                                                      file=sys.stderr)):
-                    MAEGE[res.metric] = res
-            for name, res in MAEGE.items():
-                print(f"MAEGE {name}: corpus spearman {res.spearman.value:.3f} "
-                      f"[{res.spearman.low:.3f}, {res.spearman.high:.3f}], chain tau "
-                      f"{res.tau.value:.3f} [{res.tau.low:.3f}, {res.tau.high:.3f}]")
-            print(f"MAEGE ({len(ran)} metrics): {c_maege}")
-    text = render_markdown(result, title="Metric validation")
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=args.jobs or None,
+                                     mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {}
+                for kind, name in sorted(tasks, key=lambda t: -cost[t]):
+                    if kind == "table":
+                        fut = pool.submit(table_task, args.data, name, args.permutations,
+                                          args.resamples, verbose)
+                    else:
+                        fut = pool.submit(maege_task, withalt, name, verbose)
+                    futures[(kind, name)] = fut
+                for task, fut in futures.items():
+                    done[task] = fut.result()
+        result = merge([done[("table", m)][0] for m in metrics], args.permutations,
+                       args.resamples)
+    for name in maege_metrics:
+        res = done[("maege", name)][0]
+        MAEGE[res.metric] = res
+        print(f"MAEGE {name}: corpus spearman {res.spearman.value:.3f} "
+              f"[{res.spearman.low:.3f}, {res.spearman.high:.3f}], chain tau "
+              f"{res.tau.value:.3f} [{res.tau.low:.3f}, {res.tau.high:.3f}]")
+    text = render_markdown_of(result)
     print(text)
     if args.markdown:
+        from gecscope.meta_eval.runner import render_wmt_sections
+
         # the WMT-grade section only (the paper-layout tables are docs/meta-eval-table.md)
         part = render_wmt_sections(result)[4:]
         part += ["Skipped: " + "; ".join(f"`{m}` ({why})" for m, why in result.skipped.items())
@@ -151,9 +231,18 @@ def main() -> int:
         except ImportError as exc:
             print(f"no plot: {exc}")
     print(json.dumps({name: round(sec, 1) for name, sec in result.seconds.items()}))
-    print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped; without "
-          f"MAEGE): {total}")
+    print("CPU seconds per task: " + json.dumps(
+        {f"{kind}:{name}": round(done[(kind, name)][1], 1) for kind, name in tasks}))
+    print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped"
+          f"{f'; MAEGE for {len(maege_metrics)}' if args.maege else '; without MAEGE'}; "
+          f"{args.jobs} job(s)): {total}")
     return 0
+
+
+def render_markdown_of(result: Any) -> str:
+    from gecscope.meta_eval.runner import render_markdown
+
+    return render_markdown(result, title="Metric validation")
 
 
 if __name__ == "__main__":
