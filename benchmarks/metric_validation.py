@@ -125,8 +125,11 @@ def maege_task(m2: Path, name: str, verbose: bool) -> tuple[Any, float]:
     from gecscope.meta_eval.maege import run_maege
 
     c0 = cpu_seconds()
-    [res] = run_maege(m2, [name], progress=(lambda msg: print(f"  {msg}", file=sys.stderr,
-                                                              flush=True)) if verbose else None)
+    try:
+        [res] = run_maege(m2, [name], progress=(lambda msg: print(
+            f"  {msg}", file=sys.stderr, flush=True)) if verbose else None)
+    except Exception as exc:  # noqa: BLE001 - raised again unless the table skipped it too
+        return exc, cpu_seconds() - c0
     return res, cpu_seconds() - c0
 
 
@@ -204,8 +207,13 @@ def main() -> int:
                     done[task] = fut.result()
         result = merge([done[("table", m)][0] for m in metrics], args.permutations,
                        args.resamples)
+    # as before: MAEGE only for the metrics the table ran (a metric without its model is
+    # skipped there with the reason); any other MAEGE failure stops the run
+    maege_metrics = [m for m in maege_metrics if m not in result.skipped]
     for name in maege_metrics:
         res = done[("maege", name)][0]
+        if isinstance(res, Exception):
+            raise res
         MAEGE[res.metric] = res
         print(f"MAEGE {name}: corpus spearman {res.spearman.value:.3f} "
               f"[{res.spearman.low:.3f}, {res.spearman.high:.3f}], chain tau "
