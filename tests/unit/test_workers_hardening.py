@@ -97,10 +97,16 @@ def _gone(pids: list[int], within: float) -> list[int]:
 
 @pytest.fixture
 def big(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    """The demo 250 times (3,000 sentence pairs: above the 2,000 that start workers)."""
+    """The demo 250 times (3,000 sentence pairs: above the 2,000 that start workers), each
+    pair made unique by a number, so that no cache of repeated sentences lets the run end
+    before a test has signalled it (on an idle machine the repeated demo finished within the
+    0.3 s a test waits after the workers start)."""
     src, cor = tmp_path / "src.txt", tmp_path / "cor.txt"
-    src.write_bytes((DEMO / "source.txt").read_bytes() * 250)
-    cor.write_bytes((DEMO / "careful.txt").read_bytes() * 250)
+    lines = [((DEMO / "source.txt").read_text(encoding="utf-8").splitlines()),
+             ((DEMO / "careful.txt").read_text(encoding="utf-8").splitlines())]
+    for path, text in zip((src, cor), lines, strict=True):
+        path.write_text("".join(f"{line} ( {k} {i} )\n" for k in range(250)
+                                for i, line in enumerate(text)), encoding="utf-8")
     yield src, cor
 
 
