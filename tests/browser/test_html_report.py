@@ -493,7 +493,8 @@ def test_plain_text_references_and_attributed_edits(chromium: str, tmp_path: Pat
         got = browser.js(EDITS + "('.card[data-index=\"0\"] .line.hyp[data-system=\"over\"] "
                          ".e')")
         shares = report.attributions["toy-exact"].shares["over"][0].edits
-        assert [(e["v"], "edit" in e["cls"]) for e in got] == [(s.value, True) for s in shares]
+        drawn = [(e["v"], "edit" in e["cls"]) for e in got]
+        assert drawn == [(s.value, True) for s in shares]
         # the reference text is searched too
         browser.js("(function(){var s=document.getElementById('f-search');s.value='apples';"
                    "s.dispatchEvent(new Event('input'));})()")

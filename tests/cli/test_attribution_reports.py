@@ -101,7 +101,8 @@ def test_json_out_carries_the_attributions(sample: dict[str, Path], tmp_path: Pa
     per_sentence = [s["systems"]["AMU"]["attributions"]["gleu"] for s in doc["sentences"]]
     assert len(per_sentence) == N
     scores = [s["systems"]["AMU"]["scores"]["gleu"] for s in doc["sentences"]]
-    assert [p["full"] for p in per_sentence] == pytest.approx(scores, abs=1e-12)
+    fulls = [p["full"] for p in per_sentence]
+    assert fulls == pytest.approx(scores, abs=1e-12)
     values = [e["value"] for p in per_sentence for e in p["edits"]]
     assert values and any(v > 0 for v in values) and any(v < 0 for v in values)
     by_type = att["systems"]["AMU"]["per_type"]
