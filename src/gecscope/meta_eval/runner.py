@@ -28,7 +28,7 @@ from gecscope.meta_eval.sentence import SentenceAgreement, sentence_agreement
 
 if TYPE_CHECKING:
     from gecscope.meta_eval.significance import Interval, Ranking, SoftPairwiseAccuracy
-    from gecscope.meta_eval.ties import TieCalibrated
+    from gecscope.meta_eval.ties import PairOutcomes, TieCalibrated
 from gecscope.metrics.base import Metric, SystemResult
 
 LEVELS = ("corpus", "sentence")
@@ -149,6 +149,9 @@ class TableResult:
     ties: str = "disagree"
     rankings: dict[str, dict[str, Ranking]] = field(default_factory=dict)
     """Significance clusters per benchmark and human ranking (Pearson)."""
+    sentence_rankings: dict[str, dict[str, Ranking]] = field(default_factory=dict)
+    """Sentence-level significance clusters of the ``SentX`` rows' acc_eq, per benchmark and
+    judgment file (:func:`~gecscope.meta_eval.ties.compare_calibrated`)."""
     levels: dict[str, dict[str, str]] = field(default_factory=dict)
     """Judgment level behind each human ranking, per benchmark."""
     settings: dict[str, object] = field(default_factory=dict)
@@ -160,7 +163,9 @@ class TableResult:
                 "seconds": self.seconds, "system_sets": self.system_sets, "ties": self.ties,
                 "levels": self.levels, "settings": self.settings,
                 "clusters": {b: {k: r.as_dict() for k, r in ks.items()}
-                             for b, ks in self.rankings.items()}}
+                             for b, ks in self.rankings.items()},
+                "sentence_clusters": {b: {lv: r.as_dict() for lv, r in ls.items()}
+                                      for b, ls in self.sentence_rankings.items()}}
 
 
 def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
@@ -168,7 +173,7 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
                 system_set: str = "base", aggregations: Sequence[str] = ("default",),
                 progress: Callable[[str], None] | None = None, jobs: int = 1,
                 statistics: bool = True, permutations: int = 1000, resamples: int = 1000,
-                seed: int = 0, alpha: float = 0.05) -> TableResult:
+                seed: int = 0, alpha: float = 0.05, sentence_test: str = "sign") -> TableResult:
     """Correlations of every metric on every benchmark, one row per way of forming system
     scores: ``aggregations`` ``default`` gives the corpus-score row and, where the metric
     defines sentence scores, the mean-sentence-score row (``SentX``); ``trueskill`` and
@@ -179,8 +184,15 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
 
     ``statistics`` adds the WMT-grade figures (:func:`add_wmt_statistics`: intervals, SPA,
     acc_eq/tau_eq, significance clusters) with ``permutations`` (SPA and the metric tests; 0
-    leaves out SPA and the clusters), ``resamples`` (bootstrap), ``seed`` and ``alpha``."""
+    leaves out SPA and the clusters), ``resamples`` (bootstrap), ``seed``, ``alpha`` and
+    ``sentence_test`` (how the acc_eq clusters' permutations are drawn:
+    :data:`~gecscope.meta_eval.ties.SENTENCE_TESTS`)."""
+    from gecscope.meta_eval.ties import SENTENCE_TESTS
     from gecscope.registry import get_metric
+
+    if sentence_test not in SENTENCE_TESTS:
+        raise ConfigError(f"sentence test must be one of {', '.join(SENTENCE_TESTS)}, got "
+                          f"{sentence_test!r}")
 
     aggs = list(dict.fromkeys(check_aggregation(a) for a in aggregations))
     if not aggs:
@@ -253,7 +265,7 @@ def build_table(benchmarks: Sequence[Benchmark], metrics: Sequence[str], *,
         if progress:
             progress("significance clusters and intervals")
         add_wmt_statistics(result, permutations=permutations, resamples=resamples, seed=seed,
-                           alpha=alpha)
+                           alpha=alpha, sentence_test=sentence_test)
     return result
 
 
@@ -281,7 +293,8 @@ def _sentence_statistics(bench: Benchmark, table: Mapping[str, Sequence[float]],
                 human_p[key] = human_pairwise_p_values(judgments, order, permutations,
                                                        SPA_SEED)
             spa[level] = metric_spa(judgments, table, order, permutations=permutations,
-                                    seed=SPA_SEED, human_p=human_p[key])
+                                    seed=SPA_SEED, human_p=human_p[key], resamples=resamples,
+                                    bootstrap_seed=seed)
     return calibrated, spa
 
 
@@ -290,16 +303,20 @@ CLUSTER_STATISTIC = "pearson"
 
 
 def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
-                       resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> None:
-    """Bootstrap intervals (over systems) on every row's Pearson and Spearman, and the
+                       resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                       sentence_test: str = "sign") -> None:
+    """Bootstrap intervals (over systems) on every row's Pearson and Spearman, the
     significance clusters of the rows per benchmark and human ranking (Pearson,
-    :func:`~gecscope.meta_eval.significance.compare_metrics`; skipped when ``permutations`` is
-    0)."""
+    :func:`~gecscope.meta_eval.significance.compare_metrics`) and the sentence-level clusters
+    of the ``SentX`` rows' acc_eq per benchmark and judgment file
+    (:func:`~gecscope.meta_eval.ties.compare_calibrated` with ``sentence_test``); the
+    clusters are skipped when ``permutations`` is 0."""
     from gecscope.meta_eval.significance import (
         PermutationParams,
         compare_metrics,
         correlation_interval,
     )
+    from gecscope.meta_eval.ties import compare_calibrated
 
     for row in result.rows:
         for bench, corrs in row.correlations.items():
@@ -309,10 +326,25 @@ def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
                 for key, c in corrs.items()}
     result.settings = {"permutations": permutations, "resamples": resamples, "seed": seed,
                        "alpha": alpha, "cluster_statistic": CLUSTER_STATISTIC,
-                       "interval": "95% percentile bootstrap over systems (correlations), "
-                                   "over ranking items at the calibrated threshold (acc_eq)"}
+                       "sentence_cluster_statistic": "acc_eq",
+                       "sentence_test": sentence_test,
+                       "interval": "95% percentile bootstrap over systems (correlations; SPA "
+                                   "with its p-value matrices fixed), over ranking items at "
+                                   "the calibrated threshold (acc_eq)"}
     if permutations <= 0:
         return
+    params = PermutationParams(permutations)
+    verdicts: dict[tuple[str, str], dict[str, PairOutcomes]] = {}
+    for row in result.rows:
+        if row.kind != "sentence":  # X+TS / X+EW rows share SentX's sentence scores
+            continue
+        for bench, levels in row.calibrated.items():
+            for level, cal in levels.items():
+                if cal.outcomes is not None:
+                    verdicts.setdefault((bench, level), {})[row.label] = cal.outcomes
+    for (bench, level), outcomes in verdicts.items():
+        result.sentence_rankings.setdefault(bench, {})[level] = compare_calibrated(
+            outcomes, alpha=alpha, seed=seed, params=params, test=sentence_test)
     for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
         keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
         for key in keys:
@@ -320,8 +352,7 @@ def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
             gold = with_key[0].correlations[bench][key].human
             metrics = {row.label: row.correlations[bench][key].metric for row in with_key}
             result.rankings.setdefault(bench, {})[key] = compare_metrics(
-                gold, metrics, CLUSTER_STATISTIC, alpha=alpha, seed=seed,
-                params=PermutationParams(permutations))
+                gold, metrics, CLUSTER_STATISTIC, alpha=alpha, seed=seed, params=params)
 
 
 SKIP_HINT = ("A metric skipped with a ConfigError lacks something it needs: a local model "
@@ -399,34 +430,47 @@ def _ci(value: float, interval: Any) -> str:
     return f"{_fmt(value)} [{_fmt(interval.low)}, {_fmt(interval.high)}]"
 
 
+LEVEL_TITLES = {"rank": "judges' rankings", "sent": "SEEDA-S, sentence-level rankings",
+                "edit": "SEEDA-E, edit-level rankings"}
+
+
 def render_wmt_sections(result: TableResult) -> list[str]:
-    """Markdown: one table per benchmark and human ranking, rows in significance-cluster order
-    (the WMT-grade section of :func:`render_markdown`)."""
+    """Markdown: one table per benchmark and human ranking, rows in significance-cluster order,
+    then one table per benchmark and judgment file of the ``SentX`` rows in acc_eq cluster
+    order (the WMT-grade section of :func:`render_markdown`). The first four lines are the
+    heading, a blank line, the one-line legend and a blank line."""
     s = result.settings
     lines = ["## Which metric can I trust? (WMT-grade statistics)", "",
              (f"Cluster: metrics sorted by Pearson γ; a metric opens a new cluster when one of "
               f"the cluster above beats it in a paired permutation test (PERM-BOTH, "
               f"{s.get('permutations')} draws, p ≤ {s.get('alpha')}; mt-metrics-eval's "
-              f"`PermutationSigDiff` and `AssignRanks`). Intervals: 95% bootstrap "
-              f"({s.get('resamples')} resamples) over systems for γ and ρ, over ranking items "
-              f"for acc_eq. SPA: soft pairwise accuracy (Thompson et al. 2024), on `SentX` "
-              f"rows. acc_eq / τ_eq: tie-calibrated pairwise accuracy and tau (Deutsch et al. "
-              f"2023), the sentence-level figure; acc = today's uncalibrated accuracy "
-              f"(metric tie = {'disagreement' if result.ties == 'disagree' else 'first loses'})."),
+              f"`PermutationSigDiff` and `AssignRanks`). Sent. cluster: the same for the "
+              f"`SentX` rows' acc_eq on the judgment file, with WMT's pairwise permutation test "
+              f"(each metric keeps its calibrated tie threshold, the two metrics' verdicts on "
+              f"every pair are swapped at random; mt-metrics-eval's "
+              f"`PairwisePermutationSigDiff`, drawn {s.get('sentence_test', 'sign')}). "
+              f"Intervals: 95% bootstrap ({s.get('resamples')} resamples) over systems for γ, "
+              f"ρ and SPA (p-value matrices fixed), over ranking items for acc_eq. SPA: soft "
+              f"pairwise accuracy (Thompson et al. 2024), on `SentX` rows. acc_eq / τ_eq: "
+              f"tie-calibrated pairwise accuracy and tau (Deutsch et al. 2023), the "
+              f"sentence-level figure; acc = today's uncalibrated accuracy (metric tie = "
+              f"{'disagreement' if result.ties == 'disagree' else 'first loses'})."),
              ""]
     for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
         keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
+        sentence = result.sentence_rankings.get(bench, {})
         for key in keys:
             level = result.levels.get(bench, {}).get(key, "")
             ranking = result.rankings.get(bench, {}).get(key)
+            sent_ranking = sentence.get(level)
             by_label = {row.label: row for row in result.rows
                         if key in row.correlations.get(bench, {})}
             order = list(ranking.labels) if ranking else list(by_label)
             lines += [(f"### Ranked on {BENCH_TITLES.get(bench, bench)} "
                        f"({RANKING_TITLES.get(key, key)})"), "",
-                      ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA | acc_eq [95% CI] "
-                      "| τ_eq | acc |"),
-                      "|---|---|---|---|---|---|---|---|"]
+                      ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] "
+                       "| acc_eq [95% CI] | Sent. cluster | τ_eq | acc |"),
+                      "|---|---|---|---|---|---|---|---|---|"]
             for label in order:
                 row = by_label[label]
                 c = row.correlations[bench][key]
@@ -436,11 +480,28 @@ def render_wmt_sections(result: TableResult) -> list[str]:
                 agree = row.sentence.get(bench, {}).get(level)
                 cells = [str(ranking.rank_of(label)) if ranking else "–", label,
                          _ci(c.pearson, iv.get("pearson")), _ci(c.spearman, iv.get("spearman")),
-                         _fmt(spa.spa) if spa else "–",
+                         _ci(spa.spa, spa.interval) if spa else "–",
                          _ci(cal.acc_eq, cal.acc_interval) if cal else "–",
+                         (str(sent_ranking.rank_of(label))
+                          if sent_ranking is not None and label in sent_ranking.labels else "–"),
                          _fmt(cal.tau_eq) if cal else "–",
                          _fmt(agree.accuracy) if agree else "–"]
                 lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+        for level, sent_ranking in sentence.items():
+            rows = {row.label: row for row in result.rows if row.kind == "sentence"}
+            lines += [(f"### Sentence level on {BENCH_TITLES.get(bench, bench)} "
+                       f"({LEVEL_TITLES.get(level, level)}), ranked by acc_eq"), "",
+                      ("| Sent. cluster | Metric | acc_eq [95% CI] | ε | τ_eq [95% CI] "
+                       "| SPA [95% CI] |"),
+                      "|---|---|---|---|---|---|"]
+            for label, rank in zip(sent_ranking.labels, sent_ranking.ranks, strict=True):
+                cal = rows[label].calibrated[bench][level]
+                spa = rows[label].spa.get(bench, {}).get(level)
+                lines.append("| " + " | ".join([
+                    str(rank), label, _ci(cal.acc_eq, cal.acc_interval),
+                    f"{cal.acc_epsilon:.4g}", _ci(cal.tau_eq, cal.tau_interval),
+                    _ci(spa.spa, spa.interval) if spa else "–"]) + " |")
             lines.append("")
     return lines
 

@@ -23,7 +23,17 @@ current cluster beats it with p <= ``alpha``. Draws come from one ``numpy.random
 ``CompareMetrics`` gives the same matrix), early stopping included.
 
 *Intervals* (:func:`correlation_interval`): percentile bootstrap over the systems (the dominant
-uncertainty with 12-15 systems), seeded.
+uncertainty with 12-15 systems), seeded. SPA's interval (:func:`spa_interval`) is the same
+bootstrap over systems with the two p-value matrices held fixed: a resample of the systems
+(with replacement) scores 1 - mean |p_human - p_metric| over its pairs of distinct systems.
+It measures how much SPA depends on which systems happen to be in the benchmark, not the
+Monte Carlo error of the p-values (0.016 at most per p-value with 1000 permutations) nor the
+sampling of sentences; mt-metrics-eval and WMT 2024 report no interval on SPA (only its
+significance clusters), so there is no reference value to equal. Recomputing the p-values
+per resample would cost a permutation test per draw; systems are the scarce unit here.
+
+Sentence-level clusters of tie-calibrated accuracy are in :mod:`~.ties`
+(:func:`~gecscope.meta_eval.ties.compare_calibrated`).
 """
 
 from __future__ import annotations
@@ -119,28 +129,67 @@ def human_pairwise_p_values(judgments: Judgments, systems: Sequence[str],
     return out
 
 
+def spa_interval(human_p: Any, metric_p: Any, *, resamples: int = 1000, seed: int = 0,
+                 level: float = 0.95) -> Interval:
+    """Percentile bootstrap interval of SPA over the systems: resample the systems with
+    replacement (``numpy.random.default_rng(seed)``) and average |p_human - p_metric| over the
+    pairs of distinct systems of the resample (a system drawn twice counts twice; a pair of a
+    system with itself has no p-value and is left out), keeping the p-value matrices fixed.
+    Draws with a single distinct system are left out and not counted in ``resamples``."""
+    np = _np()
+    if resamples < 1:
+        raise ConfigError(f"resamples must be at least 1, got {resamples}")
+    h, m = np.asarray(human_p, dtype=float), np.asarray(metric_p, dtype=float)
+    n = h.shape[0]
+    if n < 2:
+        return Interval(math.nan, math.nan, level, 0)
+    upper = np.triu(np.abs(h - m), 1)
+    gap = np.nan_to_num(upper + upper.T)
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    counts = np.zeros((resamples, n))
+    np.add.at(counts, (np.arange(resamples)[:, None], idx), 1.0)
+    pairs = (n * n - (counts * counts).sum(axis=1)) / 2
+    mass = np.einsum("ri,ij,rj->r", counts, gap, counts) / 2
+    keep = pairs > 0
+    values = 1.0 - mass[keep] / pairs[keep]
+    if not len(values):
+        return Interval(math.nan, math.nan, level, 0)
+    tail = (1.0 - level) / 2 * 100
+    lo, hi = np.percentile(values, [tail, 100 - tail])
+    return Interval(float(lo), float(hi), level, len(values))
+
+
 @dataclass(frozen=True)
 class SoftPairwiseAccuracy:
-    """SPA of a metric against one judgment file, and how it was computed."""
+    """SPA of a metric against one judgment file, how it was computed, and its bootstrap
+    interval over systems (:func:`spa_interval`; None when not asked for)."""
 
     spa: float
     systems: tuple[str, ...]
     permutations: int
     seed: int
+    interval: Interval | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {"spa": self.spa, "systems": list(self.systems),
-                "permutations": self.permutations, "seed": self.seed}
+        out: dict[str, object] = {"spa": self.spa, "systems": list(self.systems),
+                                  "permutations": self.permutations, "seed": self.seed}
+        if self.interval is not None:
+            out["spa_interval"] = self.interval.as_list()
+            out["interval_level"] = self.interval.level
+            out["interval_resamples"] = self.interval.resamples
+        return out
 
 
 def metric_spa(judgments: Judgments, sentence_scores: Mapping[str, Sequence[float]],
                systems: Sequence[str], *, rows: Sequence[int] | None = None,
                permutations: int = 1000, seed: int = SPA_SEED,
                higher_is_better: bool = True,
-               human_p: Any = None) -> SoftPairwiseAccuracy:
+               human_p: Any = None, resamples: int = 0,
+               bootstrap_seed: int = 0) -> SoftPairwiseAccuracy:
     """SPA of a metric's sentence scores (system score = their sum, i.e. the mean sentence
     score) against ``judgments``. ``rows`` restricts the sentence rows the metric's test uses
-    (default: all); ``human_p`` reuses precomputed :func:`human_pairwise_p_values`."""
+    (default: all); ``human_p`` reuses precomputed :func:`human_pairwise_p_values`;
+    ``resamples`` > 0 adds the bootstrap interval over systems (:func:`spa_interval`)."""
     np = _np()
     names = list(dict.fromkeys(systems))
     missing = [s for s in names if s not in sentence_scores]
@@ -156,8 +205,10 @@ def metric_spa(judgments: Judgments, sentence_scores: Mapping[str, Sequence[floa
     hp = human_p if human_p is not None else human_pairwise_p_values(
         judgments, names, permutations, seed)
     mp = pairwise_p_values(mat, permutations, seed)
+    interval = (spa_interval(hp, mp, resamples=resamples, seed=bootstrap_seed)
+                if resamples > 0 else None)
     return SoftPairwiseAccuracy(soft_pairwise_accuracy(hp, mp), tuple(names), permutations,
-                                seed)
+                                seed, interval)
 
 
 # ---------------------------------------------------------------- vectorised correlations

@@ -15,6 +15,27 @@ The search (:func:`calibrate`) sweeps the pairs by increasing metric difference,
 into a metric tie, and keeps the best threshold (the first of equal maxima), with the same
 arithmetic, order and sums as mt-metrics-eval's ``tau_optimization`` at ``sample_rate=1``, so
 its values are reproduced exactly. Human score = minus the rank (rank 1 best).
+
+*Significance clusters* (:func:`compare_calibrated`): "metric A's acc_eq beats metric B's" is
+tested as WMT 2023-24 do (mt-metrics-eval's tasks use ``perm_test="pairs"``, i.e.
+``stats.PairwisePermutationSigDiff``): each metric keeps the threshold calibrated once on the
+real data, and a permutation swaps the two metrics' verdicts on every compared pair at random
+(the threshold is *not* re-optimised per permutation; mt-metrics-eval does that only in its
+``perm_test="scores"`` test, which WMT does not use for acc_eq, at the cost of a calibration
+per draw). Clusters follow ``AssignRanks`` as at the system level. Two ways of drawing:
+
+* ``test="sign"`` (default): the same permutation distribution, drawn in aggregate. A pair
+  whose verdicts agree cannot change; the statistic weighs a pair by 1 / (pairs of its
+  item), so a permutation is summed up by a Binomial(m, 1/2) count of flipped pairs per
+  item size class. Exact integer arithmetic, O(item size classes) per permutation: the whole
+  table's sentence-level clusters take well under a second. p-values differ from
+  mt-metrics-eval's by Monte Carlo noise only (a different random stream).
+* ``test="mt-metrics-eval"``: replays mt-metrics-eval's ``RandomState`` stream (an ``n x n``
+  Bernoulli matrix per item and permutation), float arithmetic and early-stop rule, so the
+  p-values equal ``data.CompareMetrics(..., stats.KendallWithTiesOpt, "item",
+  perm_test="pairs", sample_rate=1.0)`` after ``np.random.seed(seed)``. It draws sum(n^2)
+  Bernoulli numbers per item set and permutation (48k on SEEDA, 241k on GJG15), about 2 s
+  (SEEDA) to 11 s (GJG15) of CPU per pair of metrics with 1000 permutations.
 """
 
 from __future__ import annotations
@@ -22,10 +43,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.judgments import Judgments
-from gecscope.meta_eval.significance import Interval, mean_interval
+from gecscope.meta_eval.significance import (
+    Interval,
+    PermutationParams,
+    Ranking,
+    assign_ranks,
+    mean_interval,
+)
 
 CON, DIS, TIE_HUMAN, TIE_METRIC, TIE_BOTH = range(5)
 VARIANTS = ("acc_eq", "tau_eq")
@@ -137,6 +165,38 @@ def calibrate(pairs: Pairs, variant: str = "acc_eq") -> Calibration:
 
 
 @dataclass(frozen=True)
+class PairOutcomes:
+    """A metric's verdict on every compared pair at its calibrated acc_eq threshold: 1 where
+    acc_eq counts the pair (concordant, or tied by both), else 0 (``good``, one byte a pair),
+    for the paired tests between metrics (:func:`compare_calibrated`). ``sizes`` are the
+    systems compared per ranking item in file order; the pairs are listed item by item, ``i <
+    j`` in system order (:func:`enumerate_pairs`), so the sizes place every pair."""
+
+    value: float
+    epsilon: float
+    sizes: tuple[int, ...]
+    good: bytes
+
+    @property
+    def pairs(self) -> int:
+        return len(self.good)
+
+
+def pair_outcomes(sizes: Sequence[int], pairs: Pairs, calibration: Calibration) -> PairOutcomes:
+    """The acc_eq verdicts of ``pairs`` at ``calibration``'s threshold (see
+    :class:`PairOutcomes`); ``sizes`` are the compared systems per item."""
+    if calibration.variant != "acc_eq":
+        raise ConfigError(f"pair outcomes are defined for acc_eq, got {calibration.variant!r}")
+    if sum(n * (n - 1) // 2 for n in sizes) != len(pairs):
+        raise ConfigError(f"{len(pairs)} pairs do not match the item sizes "
+                          f"({sum(n * (n - 1) // 2 for n in sizes)} pairs)")
+    eps = calibration.epsilon
+    good = bytes(int((t if d <= eps else c) in (CON, TIE_BOTH))
+                 for d, c, t in zip(pairs.diff, pairs.code, pairs.tie_code, strict=True))
+    return PairOutcomes(calibration.value, eps, tuple(sizes), good)
+
+
+@dataclass(frozen=True)
 class TieCalibrated:
     """acc_eq and tau_eq of a metric against one judgment file, with their thresholds and
     bootstrap intervals (over ranking items, threshold fixed)."""
@@ -149,6 +209,8 @@ class TieCalibrated:
     pairs: int
     acc_interval: Interval
     tau_interval: Interval
+    outcomes: PairOutcomes | None = field(default=None, repr=False, compare=False)
+    """acc_eq's verdict on every pair, for the significance clusters between metrics."""
 
     def as_dict(self) -> dict[str, object]:
         return {"acc_eq": self.acc_eq, "acc_eq_epsilon": self.acc_epsilon,
@@ -206,8 +268,185 @@ def tie_calibrated_agreement(judgments: Judgments,
     pairs = enumerate_pairs(human, metric)
     acc = calibrate(pairs, "acc_eq")
     tau = calibrate(pairs, "tau_eq")
+    sizes = [sum(h is not None and m is not None for h, m in zip(hrow, mrow, strict=True))
+             for hrow, mrow in zip(human, metric, strict=True)]
     return TieCalibrated(acc.value, acc.epsilon, tau.value, tau.epsilon,
                          len(acc.group_values), len(pairs),
                          mean_interval(acc.group_values, resamples=resamples, seed=seed),
-                         mean_interval(tau.group_values, resamples=resamples, seed=seed))
+                         mean_interval(tau.group_values, resamples=resamples, seed=seed),
+                         pair_outcomes(sizes, pairs, acc))
 
+
+
+# ------------------------------------------------------ significance clusters of acc_eq
+
+SENTENCE_TESTS = ("sign", "mt-metrics-eval")
+"""Draws of the pairwise permutation test between two metrics' acc_eq (:func:`compare_calibrated`):
+``sign`` (default) draws the per-pair swaps in aggregate and counts exactly; ``mt-metrics-eval``
+replays mt-metrics-eval's random stream and float arithmetic, for equal p-values (slower)."""
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the pairs sit: item of each pair (among the items with a pair), pairs per such
+    item, and, for mt-metrics-eval's stream, each pair's draw within one permutation's block
+    of ``n x n`` draws per item with at least one compared system."""
+
+    item: Any
+    tot: Any
+    starts: Any
+    draw_pos: Any
+    block: int
+
+
+def _layout(sizes: Sequence[int]) -> _Layout:
+    np = _np()
+    item, tot, starts, pos = [], [], [], []
+    offset = npairs = 0
+    for n in sizes:
+        if n >= 2:
+            starts.append(npairs)
+            tot.append(n * (n - 1) // 2)
+            for a in range(n):
+                for b in range(a + 1, n):
+                    item.append(len(tot) - 1)
+                    pos.append(offset + a * n + b)
+            npairs += n * (n - 1) // 2
+        offset += n * n
+    return _Layout(np.asarray(item, dtype=np.int64), np.asarray(tot, dtype=np.int64),
+                   np.asarray(starts, dtype=np.int64), np.asarray(pos, dtype=np.int64), offset)
+
+
+def _np() -> Any:
+    from gecscope._optional import require
+
+    return require("numpy", "stats", "significance tests")
+
+
+def _sign_test(e: Any, lay: _Layout, rng: Any, params: PermutationParams
+               ) -> tuple[float, float, int]:
+    """The pairwise permutation test drawn in aggregate: swapping the two metrics' verdicts on
+    a pair flips the sign of its term ``e = better - worse``; the statistic (difference of the
+    item means) weighs a pair by 1 / (pairs of its item), so it only depends on how many of
+    the pairs with ``e != 0`` in each class of item size are flipped, a Binomial(m, 1/2) count
+    per class. Integer arithmetic (scaled by the common multiple of the item sizes) makes the
+    ">=" comparison with the observed difference exact."""
+    np = _np()
+    n_items = len(lay.tot)
+    tot_of_pair = lay.tot[lay.item]
+    classes = sorted({int(t) for t in lay.tot})
+    scale = math.lcm(*classes)
+    nonzero = e != 0
+    m = np.asarray([np.count_nonzero(nonzero & (tot_of_pair == t)) for t in classes],
+                   dtype=np.int64)
+    exact = scale * max(int(m.sum()), 1) < 2 ** 62
+    if exact:
+        w = np.asarray([scale // t for t in classes], dtype=np.int64)
+        observed: Any = int((e.astype(np.int64) * (scale // tot_of_pair)).sum())
+        tol: Any = 0
+    else:  # item sizes too varied for int64: float sums, ties within rounding count
+        w = np.asarray([1.0 / t for t in classes])
+        observed = float((e / tot_of_pair).sum())
+        tol = 1e-9 * float((w * m).sum())
+    delta = (observed / scale if exact else observed) / n_items
+    large = done = 0
+    while done < params.permutations:
+        size = min(params.block_size, params.permutations - done)
+        flips = rng.binomial(m, 0.5, size=(size, len(m)))
+        stat = (m - 2 * flips) @ w
+        large += int(np.count_nonzero(stat >= observed - tol))
+        done += size
+        if done % params.block_size == 0:
+            pval = large / done
+            if pval < params.early_min or pval > params.early_max:
+                break
+    return large / done, float(delta), done
+
+
+def _mtme_test(g1: Any, g2: Any, lay: _Layout, rng: Any, params: PermutationParams
+               ) -> tuple[float, float, int]:
+    """mt-metrics-eval's ``PairwisePermutationSigDiff`` (variant ``acc23``, ``average_by=
+    "item"``) with metric 1 = ``g1`` (the worse) and metric 2 = ``g2``: per permutation and
+    item, ``RandomState.binomial(1, 0.5, (n, n))``, the upper triangle deciding which metric's
+    verdict a pair takes; item values ``count / pairs`` averaged in float64 as there, and its
+    early stop (checked only at a block's last draw when that draw reached the difference)."""
+    np = _np()
+    s1 = np.add.reduceat(g1, lay.starts).astype(np.int64)
+    s2 = np.add.reduceat(g2, lay.starts).astype(np.int64)
+    delta = (s2 / lay.tot).mean() - (s1 / lay.tot).mean()
+    d = (g1 - g2).astype(np.int64)
+    chunk = max(1, 4_000_000 // max(lay.block, 1))
+    large = i = 0
+    stop = False
+    while i < params.permutations and not stop:
+        size = min(params.block_size, params.permutations - i)
+        flags = np.zeros(0, dtype=bool)
+        for c in range(0, size, chunk):
+            draws = rng.binomial(1, 0.5, (min(chunk, size - c), lay.block))[:, lay.draw_pos]
+            moved = np.add.reduceat(draws * d, lay.starts, axis=1)
+            c1 = ((s2 + moved) / lay.tot).mean(axis=1)
+            c2 = ((s1 - moved) / lay.tot).mean(axis=1)
+            flags = np.concatenate([flags, c2 - c1 >= delta])
+        large += int(np.count_nonzero(flags))
+        i += size
+        if i % params.block_size == 0 and flags[-1]:
+            pval = large / i
+            stop = pval < params.early_min or pval > params.early_max
+    return large / i, float(delta), i
+
+
+def calibrated_sig_diff(worse: PairOutcomes, better: PairOutcomes, *, rng: Any,
+                        params: PermutationParams | None = None,
+                        test: str = "sign") -> tuple[float, float, int]:
+    """p-value that ``better``'s acc_eq beats ``worse``'s only by chance, the observed
+    difference (better - worse) and the number of permutations made: the pairwise permutation
+    test WMT 2023-24 use for tie-calibrated accuracy (mt-metrics-eval's
+    ``PairwisePermutationSigDiff``, ``perm_test="pairs"``): each metric keeps its own
+    calibrated threshold, and every pair's verdict is swapped between the two metrics at
+    random. ``rng``: a ``numpy.random.Generator`` (``test="sign"``) or ``RandomState``
+    (``"mt-metrics-eval"``), continued across calls."""
+    np = _np()
+    if test not in SENTENCE_TESTS:
+        raise ConfigError(f"sentence test must be one of {', '.join(SENTENCE_TESTS)}, "
+                          f"got {test!r}")
+    if worse.sizes != better.sizes or worse.pairs != better.pairs:
+        raise ConfigError("the two metrics were judged on different pairs (a metric score is "
+                          "missing somewhere); a paired test needs the same pairs")
+    p = params or PermutationParams()
+    lay = _layout(worse.sizes)
+    g1 = np.frombuffer(worse.good, dtype=np.uint8).astype(np.int64)
+    g2 = np.frombuffer(better.good, dtype=np.uint8).astype(np.int64)
+    if not len(lay.tot):
+        return 1.0, 0.0, 0
+    if test == "sign":
+        return _sign_test(g2 - g1, lay, rng, p)
+    return _mtme_test(g1, g2, lay, rng, p)
+
+
+def compare_calibrated(outcomes: Mapping[str, PairOutcomes], *, alpha: float = 0.05,
+                       seed: int = 0, params: PermutationParams | None = None,
+                       test: str = "sign") -> Ranking:
+    """Metrics sorted by acc_eq (name second) with significance clusters
+    (:func:`~gecscope.meta_eval.significance.assign_ranks`) from
+    :func:`calibrated_sig_diff` on every pair, drawn from one stream in mt-metrics-eval's
+    order (``default_rng(seed)`` for ``sign``; ``RandomState(seed)``, i.e.
+    ``np.random.seed(seed)`` before its ``CompareMetrics(..., KendallWithTiesOpt,
+    "item", perm_test="pairs", sample_rate=1.0)``, for ``mt-metrics-eval``)."""
+    np = _np()
+    if test not in SENTENCE_TESTS:
+        raise ConfigError(f"sentence test must be one of {', '.join(SENTENCE_TESTS)}, "
+                          f"got {test!r}")
+    p = params or PermutationParams()
+    order = sorted(outcomes, key=lambda m: (-outcomes[m].value, m))
+    n = len(order)
+    matrix = [[0.0] * n for _ in range(n)]
+    rng = np.random.default_rng(seed) if test == "sign" else np.random.RandomState(seed)
+    if p.permutations > 0:
+        for i in range(n):
+            for j in range(i + 1, n):
+                matrix[i][j] = calibrated_sig_diff(outcomes[order[j]], outcomes[order[i]],
+                                                   rng=rng, params=p, test=test)[0]
+    ranks = assign_ranks(matrix, alpha) if p.permutations > 0 else [1] * n
+    return Ranking("acc_eq", tuple(order), tuple(outcomes[m].value for m in order),
+                   tuple(ranks), tuple(tuple(row) for row in matrix), alpha, p.permutations,
+                   seed)

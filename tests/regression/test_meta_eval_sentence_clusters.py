@@ -1,0 +1,301 @@
+"""Sentence-level significance clusters of tie-calibrated accuracy (acc_eq) and SPA's interval
+(issue #34 item 1).
+
+The clusters' p-values equal mt-metrics-eval's ``data.CompareMetrics(corrs,
+stats.KendallWithTiesOpt, "item", k, psd, perm_test="pairs", sample_rate=1.0)`` after
+``np.random.seed(0)`` (WMT 2023-24's acc_eq task settings, ``stats.PairwisePermutationSigDiff``)
+when gecscope replays its random stream (``test="mt-metrics-eval"``). The pinned values were
+printed by that call at mt-metrics-eval commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 on the
+first 30 SEEDA ranking items of each judgment file, 200 permutations, blocks of 1000 (no early
+stop) and of 50 (its early stop, min 0.05 / max 0.3), for GLEU, character length and two tied
+variants (GLEU rounded to 0.1, length // 10: non-zero tie thresholds). When the mirror of
+mt-metrics-eval is present, the same call also runs live. The default draws (``test="sign"``)
+are checked against the exact permutation p-value of a small case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gecscope.errors import ConfigError
+from gecscope.judgments import Judgments
+from gecscope.meta_eval.benchmarks import load_seeda
+from gecscope.meta_eval.examples import CharLengthMetric
+from gecscope.meta_eval.runner import (
+    add_wmt_statistics,
+    build_table,
+    evaluate_systems,
+    render_wmt_sections,
+    sentence_score_table,
+)
+from gecscope.meta_eval.significance import (
+    PermutationParams,
+    human_pairwise_p_values,
+    metric_spa,
+    pairwise_p_values,
+    soft_pairwise_accuracy,
+    spa_interval,
+)
+from gecscope.meta_eval.ties import (
+    PairOutcomes,
+    calibrated_sig_diff,
+    compare_calibrated,
+    judgment_matrices,
+    tie_calibrated_agreement,
+)
+from gecscope.registry import get_metric
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+MIRROR = Path("/work/.mirror/google-research+mt-metrics-eval/repo")
+ITEMS = 30
+# (level, block size) -> (labels best first, acc_eq values, ranks, p-value matrix)
+PINNED: dict[tuple[str, int], tuple[list[str], list[float], list[int], list[list[float]]]] = {
+    ("sent", 1000): (["gleu", "charlen", "gleu1", "len10"],
+                     [0.6023208273208275, 0.6021837421837425, 0.598850408850409,
+                      0.5988504088504086], [1, 1, 1, 1],
+                     [[0.0, 0.535, 0.455, 0.415], [0.0, 0.0, 0.54, 0.555],
+                      [0.0, 0.0, 0.0, 1.0], [0.0] * 4]),
+    ("sent", 50): (["gleu", "charlen", "gleu1", "len10"],
+                   [0.6023208273208275, 0.6021837421837425, 0.598850408850409,
+                    0.5988504088504086], [1, 1, 1, 1],
+                   [[0.0, 0.55, 0.52, 0.4266666666666667], [0.0, 0.0, 0.4, 0.47],
+                    [0.0, 0.0, 0.0, 1.0], [0.0] * 4]),
+    ("edit", 1000): (["gleu", "gleu1", "charlen", "len10"],
+                     [0.6728643578643579, 0.6482347282347283, 0.5546007696007696,
+                      0.5013684463684464], [1, 1, 2, 2],
+                     [[0.0, 0.28, 0.0, 0.0], [0.0, 0.0, 0.055, 0.0], [0.0, 0.0, 0.0, 0.135],
+                      [0.0] * 4]),
+    ("edit", 50): (["gleu", "gleu1", "charlen", "len10"],
+                   [0.6728643578643579, 0.6482347282347283, 0.5546007696007696,
+                    0.5013684463684464], [1, 1, 2, 2],
+                   [[0.0, 0.28, 0.0, 0.0], [0.0, 0.0, 0.055, 0.0], [0.0, 0.0, 0.0, 0.135],
+                    [0.0] * 4]),
+}
+
+
+def _params(block: int) -> PermutationParams:
+    return PermutationParams(200, block, 0.05, 0.3)
+
+
+@pytest.fixture(scope="module")
+def seeda(shared_data: Path) -> dict[str, Any]:
+    bench = load_seeda(shared_data / "seeda",
+                       shared_data / "conll14" / "official-2014.combined.m2")
+    systems = bench.ordered(bench.select("base"))
+    tables = {
+        "charlen": sentence_score_table(evaluate_systems(CharLengthMetric(), bench, systems)),
+        "gleu": sentence_score_table(evaluate_systems(get_metric("gleu")(), bench, systems))}
+    tables["gleu1"] = {s: [round(v, 1) for v in t] for s, t in tables["gleu"].items()}
+    tables["len10"] = {s: [float(v // 10) for v in t] for s, t in tables["charlen"].items()}
+    return {"bench": bench, "systems": systems, "tables": tables}
+
+
+def _slice(case: dict[str, Any], level: str) -> Judgments:
+    return Judgments(tuple(list(case["bench"].judgments[level])[:ITEMS]))
+
+
+def _outcomes(case: dict[str, Any], level: str) -> dict[str, PairOutcomes]:
+    out = {}
+    for name, table in case["tables"].items():
+        t = tie_calibrated_agreement(_slice(case, level), table, case["systems"],
+                                     rows=case["bench"].rows, resamples=1)
+        assert t.outcomes is not None
+        out[name] = t.outcomes
+    return out
+
+
+@pytest.mark.parametrize("level,block", sorted(PINNED))
+def test_clusters_equal_mt_metrics_eval_pinned(seeda: dict[str, Any], level: str,
+                                               block: int) -> None:
+    labels, values, ranks, p = PINNED[(level, block)]
+    got = compare_calibrated(_outcomes(seeda, level), seed=0, params=_params(block),
+                             test="mt-metrics-eval")
+    assert list(got.labels) == labels
+    assert list(got.values) == values
+    assert list(got.ranks) == ranks
+    assert [list(row) for row in got.p] == p
+
+
+@pytest.fixture(scope="module")
+def mt_metrics_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """mt-metrics-eval's ``data`` and ``stats`` from the fetched mirror (its ``data.py``
+    imports apache_beam and ``ratings.py`` dacite at the top; neither is used by the
+    functions called, so empty modules stand in while it is imported)."""
+    if not (MIRROR / "HEAD").is_file():
+        pytest.skip(f"mt-metrics-eval mirror not found at {MIRROR} (pinned values still "
+                    "checked)")
+    root = tmp_path_factory.mktemp("mme")
+    archive = subprocess.run(["git", "--git-dir", str(MIRROR), "archive", "HEAD"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    stubs = [n for n in ("apache_beam", "dacite") if n not in sys.modules]
+    for name in stubs:
+        sys.modules[name] = types.ModuleType(name)
+    sys.path.insert(0, str(root))
+    try:
+        from mt_metrics_eval import data, stats  # type: ignore[import-not-found]
+
+        yield data, stats
+    finally:
+        sys.path.remove(str(root))
+        for name in [*stubs, *(m for m in sys.modules if m.startswith("mt_metrics_eval"))]:
+            sys.modules.pop(name, None)
+
+
+def test_clusters_equal_mt_metrics_eval_live(seeda: dict[str, Any],
+                                             mt_metrics_eval: Any) -> None:
+    """SEEDA-E slice with its early stop (blocks of 50): gecscope's replay of the stream
+    against mt-metrics-eval's own call, same seed and permutations."""
+    data, stats = mt_metrics_eval
+    level, block = "edit", 50
+    systems, n_sys = seeda["systems"], len(seeda["systems"])
+    corrs = {}
+    for name, table in seeda["tables"].items():
+        human, metric = judgment_matrices(_slice(seeda, level), table, systems,
+                                          rows=seeda["bench"].rows)
+        gold = [human[i][s] for s in range(n_sys) for i in range(len(human))]
+        scores = [0.0 if metric[i][s] is None else metric[i][s]
+                  for s in range(n_sys) for i in range(len(human))]
+        corrs[name] = stats.Correlation(n_sys, gold, scores)
+    np.random.seed(0)
+    ranks, sig, _, _ = data.CompareMetrics(
+        corrs, stats.KendallWithTiesOpt, "item", 200,
+        stats.PermutationSigDiffParams(block, 0.05, 0.3), 0.05, perm_test="pairs",
+        sample_rate=1.0)
+    got = compare_calibrated(_outcomes(seeda, level), seed=0, params=_params(block),
+                             test="mt-metrics-eval")
+    assert list(got.labels) == list(ranks)
+    assert list(got.values) == [v for v, _ in ranks.values()]
+    assert list(got.ranks) == [r for _, r in ranks.values()]
+    assert np.array_equal(np.asarray(got.p), sig)
+
+
+def _exact_p(worse: list[int], better: list[int], sizes: list[int]) -> Fraction:
+    """Share of all 2^pairs swap patterns whose difference of item means reaches the
+    observed one (Fractions: no rounding)."""
+    items = [i for i, n in enumerate(sizes) for _ in range(n * (n - 1) // 2)]
+    tot = {i: Fraction(1, n * (n - 1) // 2 * len(sizes)) for i, n in enumerate(sizes)}
+    observed = sum((b - w) * tot[i] for w, b, i in zip(worse, better, items, strict=True))
+    hits = 0
+    for swap in itertools.product((0, 1), repeat=len(items)):
+        stat = sum(((w - b) if s else (b - w)) * tot[i]
+                   for w, b, i, s in zip(worse, better, items, swap, strict=True))
+        hits += stat >= observed
+    return Fraction(hits, 2 ** len(items))
+
+
+def test_both_draws_estimate_the_exact_permutation_p_value() -> None:
+    """Two items of 3 and 4 systems (3 + 6 pairs): the better metric agrees with the humans
+    on 7 pairs, the worse on 3. Both ways of drawing must estimate the p-value that
+    enumerating all 512 swap patterns gives (within 4 standard errors)."""
+    sizes = [3, 4]
+    better = [1, 1, 0, 1, 1, 1, 0, 1, 1]
+    worse = [0, 1, 0, 0, 1, 0, 1, 0, 0]
+    exact = float(_exact_p(worse, better, sizes))
+    assert 0.02 < exact < 0.2  # a case where the estimate is informative
+
+    def out(good: list[int]) -> PairOutcomes:
+        return PairOutcomes(sum(good) / len(good), 0.0, tuple(sizes), bytes(good))
+
+    for test, rng, k in (("sign", np.random.default_rng(1), 20000),
+                         ("mt-metrics-eval", np.random.RandomState(1), 4000)):
+        p, delta, draws = calibrated_sig_diff(out(worse), out(better), rng=rng, test=test,
+                                              params=PermutationParams(k, k))
+        assert draws == k
+        assert delta == pytest.approx((2 / 3 + 5 / 6) / 2 - (1 / 3 + 2 / 6) / 2)
+        assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / k), test
+
+
+def test_paired_test_refuses_different_pairs() -> None:
+    a = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0, 1]))
+    b = PairOutcomes(0.5, 0.0, (2, 2), bytes([1, 0]))
+    with pytest.raises(ConfigError, match="different pairs"):
+        calibrated_sig_diff(a, b, rng=np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="sentence test"):
+        compare_calibrated({"a": a}, test="bootstrap")
+
+
+def test_spa_interval_equals_a_direct_bootstrap(seeda: dict[str, Any]) -> None:
+    """SPA's interval against a direct reading of its definition: the same resampled systems
+    (``default_rng(seed).integers``), SPA over every pair of distinct draws."""
+    bench, systems = seeda["bench"], seeda["systems"]
+    j = bench.judgments["sent"]
+    human_p = human_pairwise_p_values(j, systems, 100)
+    table = seeda["tables"]["gleu"]
+    got = metric_spa(j, table, systems, permutations=100, human_p=human_p, resamples=200,
+                     bootstrap_seed=3)
+    assert got.interval is not None
+    metric_p = pairwise_p_values(np.asarray([table[s] for s in systems]), 100)
+    assert got.spa == soft_pairwise_accuracy(human_p, metric_p)
+    n = len(systems)
+    idx = np.random.default_rng(3).integers(0, n, size=(200, n))
+    values = []
+    for draw in idx:
+        gaps = [abs(human_p[min(a, b), max(a, b)] - metric_p[min(a, b), max(a, b)])
+                for x, a in enumerate(draw) for b in draw[x + 1:] if a != b]
+        values.append(1 - sum(gaps) / len(gaps))
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    assert (got.interval.low, got.interval.high) == pytest.approx((lo, hi), abs=1e-12)
+    assert got.interval.low <= got.spa <= got.interval.high
+    assert got.as_dict()["spa_interval"] == got.interval.as_list()
+    # two systems: every resample with both gives the one pair's SPA; the others are dropped
+    two = spa_interval([[math.nan, 0.2], [math.nan, math.nan]],
+                       [[math.nan, 0.5], [math.nan, math.nan]], resamples=50)
+    assert (two.low, two.high) == pytest.approx((0.7, 0.7))
+    assert 0 < two.resamples < 50
+
+
+def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
+    """build_table's sentence-level clusters are compare_calibrated on the SentX rows'
+    verdicts (charlen and GLEU on SEEDA); Markdown and JSON show them, and SPA's interval."""
+    bench = seeda["bench"]
+
+    def make(name: str) -> Any:
+        return CharLengthMetric() if name == "charlen" else get_metric(name)()
+
+    result = build_table([bench], ["charlen", "gleu"], make_metric=make, permutations=100,
+                         resamples=50)
+    for level in ("sent", "edit"):
+        want = compare_calibrated(
+            {f"Sent{name}": tie_calibrated_agreement(
+                bench.judgments[level], seeda["tables"][name], seeda["systems"],
+                rows=bench.rows, resamples=1).outcomes  # type: ignore[misc]
+             for name in ("charlen", "gleu")},
+            seed=0, params=PermutationParams(100))
+        got = result.sentence_rankings["seeda"][level]
+        assert (got.labels, got.ranks, got.p) == (want.labels, want.ranks, want.p)
+    assert result.settings["sentence_test"] == "sign"
+    data = result.as_dict()
+    clusters = data["sentence_clusters"]["seeda"]["edit"]  # type: ignore[index]
+    assert [m["metric"] for m in clusters["metrics"]] == ["Sentgleu", "Sentcharlen"]
+    rows = {r["label"]: r for r in data["rows"]}  # type: ignore[union-attr]
+    spa = rows["Sentgleu"]["sentence"]["seeda"]["sent"]["spa"]
+    row = next(r for r in result.rows if r.label == "Sentgleu")
+    assert spa["spa_interval"] == row.spa["seeda"]["sent"].interval.as_list()  # type: ignore[union-attr]
+    lines = render_wmt_sections(result)
+    assert lines[0].startswith("## ") and lines[1] == "" and lines[3] == ""
+    header = ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] | acc_eq [95% CI] "
+              "| Sent. cluster | τ_eq | acc |")
+    assert header in lines
+    start = lines.index("### Sentence level on SEEDA (SEEDA-E, edit-level rankings), ranked by "
+                        "acc_eq")
+    ranking = result.sentence_rankings["seeda"]["edit"]
+    body = lines[start + 4:start + 6]
+    assert [ln.split(" | ")[:2] for ln in body] == [
+        [f"| {r}", label] for label, r in zip(ranking.labels, ranking.ranks, strict=True)]
+    # mt-metrics-eval's stream gives the same clusters here (p far from alpha)
+    add_wmt_statistics(result, permutations=100, resamples=50, sentence_test="mt-metrics-eval")
+    assert result.settings["sentence_test"] == "mt-metrics-eval"
+    assert result.sentence_rankings["seeda"]["edit"].ranks == ranking.ranks
