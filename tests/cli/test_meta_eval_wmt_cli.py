@@ -57,12 +57,22 @@ def test_table_json_and_clusters(seeda: Any, shared_data: Path, tmp_path: Path) 
     # three identical score vectors: one cluster, and a p-value of 1 between any two
     assert {m["rank"] for m in ranked} == {1}
     assert clusters["TS_sent"]["p_values"][0][1] == 1.0
+    spa = metric_spa(seeda.judgments["sent"], table, systems, permutations=50, resamples=50)
+    assert spa.interval is not None
+    assert sent["spa"]["spa_interval"] == spa.interval.as_list()
+    # one SentX row: a one-metric sentence-level cluster per judgment file
+    sent_clusters = data["sentence_clusters"]["seeda"]
+    assert set(sent_clusters) == {"sent", "edit"}
+    assert sent_clusters["sent"]["metrics"] == [{"metric": "Sentcharlen", "value": want.acc_eq,
+                                                 "rank": 1}]
+    assert data["settings"]["sentence_test"] == "sign"
     text = out.read_text()
-    assert "| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA | acc_eq [95% CI] | τ_eq | acc |" \
-        in text
+    assert ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] | acc_eq [95% CI] "
+            "| Sent. cluster | τ_eq | acc |") in text
     line = next(ln for ln in text.splitlines() if ln.startswith("| 1 | Sentcharlen |"))
     assert f"{want.acc_eq:.3f} [{want.acc_interval.low:.3f}, {want.acc_interval.high:.3f}]" \
         in line
+    assert f"{spa.spa:.3f} [{spa.interval.low:.3f}, {spa.interval.high:.3f}]" in line
 
 
 def test_sentence_prints_calibrated_first(seeda: Any, shared_data: Path,
@@ -81,7 +91,7 @@ def test_sentence_prints_calibrated_first(seeda: Any, shared_data: Path,
 
 
 @pytest.mark.parametrize("flags", [["--alpha", "2"], ["--permutations", "-1"],
-                                   ["--resamples", "0"]])
+                                   ["--resamples", "0"], ["--sentence-test", "bootstrap"]])
 def test_bad_statistics_settings_are_refused(shared_data: Path, tmp_path: Path,
                                              flags: list[str],
                                              capsys: pytest.CaptureFixture[str]) -> None:

@@ -150,6 +150,11 @@ def add_parser(sub: Any) -> None:
                         "SPA uses mt-metrics-eval's seed 4)")
     t.add_argument("--alpha", type=float, default=0.05,
                    help="p-value below which a metric beats another (clusters; default 0.05)")
+    t.add_argument("--sentence-test", default="sign", metavar="{sign,mt-metrics-eval}",
+                   help="draws of the permutation tests between the SentX rows' acc_eq "
+                        "(sentence-level clusters): 'sign' (default) draws the pair swaps "
+                        "in aggregate, exact and fast; 'mt-metrics-eval' replays its random "
+                        "stream for equal p-values (seconds per pair of metrics)")
     t.add_argument("--no-statistics", action="store_true",
                    help="only the paper-style tables (no intervals, SPA, acc_eq, clusters)")
     t.add_argument("--json", metavar="FILE",
@@ -457,7 +462,8 @@ def run_table(args: argparse.Namespace) -> int:
                          ties=args.ties, system_set=args.systems, aggregations=aggregations,
                          progress=progress, jobs=args.jobs,
                          statistics=not args.no_statistics, permutations=args.permutations,
-                         resamples=args.resamples, seed=args.seed, alpha=args.alpha)
+                         resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+                         sentence_test=args.sentence_test)
     if args.json:
         from gecscope.cli._common import dump_json
         from gecscope.formats.base import atomic_write
