@@ -6,7 +6,7 @@ driver dies (``prctl(PR_SET_PDEATHSIG)``, immediate even when the driver is SIGK
 independent of what the worker is doing); elsewhere a watchdog thread checks every second
 that its parent is still the driver. Workers ignore SIGINT: Ctrl-C reaches every process of
 the terminal's group, and only the driver answers it (one message, exit 130), ending its
-workers itself."""
+workers itself, even when it arrives while the workers are being launched."""
 
 from __future__ import annotations
 
@@ -77,7 +77,9 @@ def _start_worker(parent: int, initializer: Callable[..., None] | None,
     then the caller's ``initializer``."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # discards a Ctrl-C pending since the launch
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _launch
     _watch_parent(parent)
     if initializer is not None:
         initializer(*initargs)
@@ -101,21 +103,44 @@ def _end_workers(pool: Any) -> None:
 
 
 def _launch(pool: Any) -> None:
-    """Start ``pool``'s workers now, with SIGINT ignored from their first instruction (a
-    disposition kept across exec; Python then installs no KeyboardInterrupt handler), so a
-    Ctrl-C while they import gives no traceback from them. Without the executor's launcher
-    (another Python), they start on the first task and ignore SIGINT from their initializer."""
+    """Start ``pool``'s workers now, with SIGINT blocked from their first instruction (a
+    signal mask is inherited and kept across exec) until their initializer ignores it, so a
+    Ctrl-C while they import gives no traceback from them. The driver blocks SIGINT meanwhile
+    (the mask its workers inherit) and records any that arrives (in another thread, or pending
+    when unblocked) instead of losing it: once the workers are launched and the previous
+    handler is back, a recorded Ctrl-C is raised again, so it interrupts the run as it would
+    have without the pool. Without the executor's launcher (another Python), the workers
+    start on the first task and ignore SIGINT from their initializer."""
     import signal
     import threading
 
     launch = getattr(pool, "_launch_processes", None)
     if launch is None or threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    masks = hasattr(signal, "pthread_sigmask")
+    if masks:
+        # the resource tracker's own start unblocks SIGINT: have it running before the window
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    pending: list[int] = []
+
+    def record(signum: int, frame: Any) -> None:
+        pending.append(signum)
+
+    previous = signal.signal(signal.SIGINT, record)
     try:
-        launch()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masks else None
+        try:
+            launch()
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a pending SIGINT: record()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # signal.signal runs the handlers of signals already caught before it replaces one
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+    if pending:
+        signal.raise_signal(signal.SIGINT)  # the previous handler's answer (KeyboardInterrupt)
 
 
 @contextmanager
