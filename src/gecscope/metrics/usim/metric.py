@@ -15,7 +15,7 @@ directory of UCCA XML passages, looked up by their tokens).
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -160,10 +160,25 @@ class USimMetric(Metric[USimStats]):
             from gecscope.progress import tick
 
             opts = self.config.options()
+            # passages parsed earlier in this process (another benchmark, MAEGE's nodes), for
+            # a parser whose parse of a sentence does not depend on the others parsed with it
+            shared = bool(getattr(parser, "per_sentence", False))
+            pkey = (self.config.parser, self.config.gold_dir)
+            known = [t for t in todo if shared and (pkey, t) in _PASSAGES]
+            for toks in known:
+                _PASSAGES.move_to_end((pkey, toks))
+                cache[toks] = USimGraph(_PASSAGES[(pkey, toks)], opts, labels)
+            if known:
+                tick(len(known))
+            todo = [t for t in todo if t not in cache]
             for lo in range(0, len(todo), PARSE_CHUNK):  # in chunks, to report progress
                 chunk = todo[lo:lo + PARSE_CHUNK]
                 for toks, passage in zip(chunk, parser.parse(chunk), strict=True):
                     cache[toks] = USimGraph(passage, opts, labels)
+                    if shared:
+                        _PASSAGES[(pkey, toks)] = passage
+                while len(_PASSAGES) > MAX_PASSAGES:
+                    _PASSAGES.popitem(last=False)
                 tick(len(chunk))
         return [cache[tuple(s)] for s in prepared]
 
@@ -218,6 +233,13 @@ class USimMetric(Metric[USimStats]):
 _PARSERS: dict[tuple[str, str], Any] = {}
 #: Parsed graphs kept per evaluation (oldest dropped first).
 MAX_GRAPHS = 100_000
+#: Parser outputs by ((parser, gold_dir), tokens), newest last, shared by every evaluation of
+#: this process, for parsers that declare ``per_sentence`` (a sentence's parse does not depend
+#: on the other sentences of the call: the UCCA parser), so that GJG15, SEEDA and MAEGE parse
+#: a shared sentence once.
+_PASSAGES: OrderedDict[tuple[tuple[str, str], tuple[str, ...]], Passage] = OrderedDict()
+#: Entries of :data:`_PASSAGES` kept (oldest dropped first).
+MAX_PASSAGES = 50_000
 #: Parsed graphs by configuration, then by sentence tokens (this process only).
 GRAPHS: Slot[dict[str, dict[tuple[str, ...], USimGraph]]] = Slot(__name__, "GRAPHS")
 #: Edge-label numbering by configuration, shared by the graphs of one evaluation.

