@@ -32,6 +32,8 @@ from gecscope.judgments import Judgments
 from gecscope.meta_eval.benchmarks import load_seeda
 from gecscope.meta_eval.examples import CharLengthMetric
 from gecscope.meta_eval.runner import (
+    MetricRow,
+    TableResult,
     add_wmt_statistics,
     build_table,
     evaluate_systems,
@@ -299,3 +301,40 @@ def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
     add_wmt_statistics(result, permutations=100, resamples=50, sentence_test="mt-metrics-eval")
     assert result.settings["sentence_test"] == "mt-metrics-eval"
     assert result.sentence_rankings["seeda"]["edit"].ranks == ranking.ranks
+
+
+def test_tampered_pair_outcomes_are_refused() -> None:
+    ok = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0, 1]))
+    short = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0]))
+    with pytest.raises(ConfigError, match="different pairs"):
+        calibrated_sig_diff(ok, short, rng=np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="item sizes"):
+        calibrated_sig_diff(short, short, rng=np.random.default_rng(0))
+    two = PairOutcomes(0.5, 0.0, (3,), bytes([1, 2, 1]))
+    with pytest.raises(ConfigError, match="0 or 1"):
+        calibrated_sig_diff(ok, two, rng=np.random.default_rng(0))
+
+
+def test_metric_with_missing_scores_is_left_out_of_the_clusters(seeda: dict[str, Any]) -> None:
+    """A SentX row whose metric has no score (NaN) on a judged sentence is judged on fewer
+    pairs: it cannot enter the paired test. The others are clustered, it is named as left out,
+    and nothing crashes."""
+    bench, systems = seeda["bench"], seeda["systems"]
+    j = _slice(seeda, "sent")
+    item = next(iter(j))
+    ranked = next(s for s in systems if s in item.ranks)
+    holed = {s: list(v) for s, v in seeda["tables"]["gleu"].items()}
+    holed[ranked][bench.rows[item.sentence]] = math.nan
+    tables = {"charlen": seeda["tables"]["charlen"], "gleu": seeda["tables"]["gleu"],
+              "holed": holed}
+    rows = [MetricRow(f"Sent{name}", kind="sentence", calibrated={"seeda": {
+        "sent": tie_calibrated_agreement(j, t, systems, rows=bench.rows, resamples=1)}})
+        for name, t in tables.items()]
+    result = TableResult(rows, {}, {}, {})
+    add_wmt_statistics(result, permutations=50, resamples=10)
+    ranking = result.sentence_rankings["seeda"]["sent"]
+    assert set(ranking.labels) == {"Sentcharlen", "Sentgleu"}
+    left = result.settings["sentence_clusters_excluded"]
+    assert left["seeda/sent"]["metrics"] == ["Sentholed"]  # type: ignore[index]
+    text = "\n".join(render_wmt_sections(result))
+    assert "Not clustered (sentence scores missing" in text and "`Sentholed`" in text

@@ -342,9 +342,24 @@ def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
             for level, cal in levels.items():
                 if cal.outcomes is not None:
                     verdicts.setdefault((bench, level), {})[row.label] = cal.outcomes
+    excluded: dict[str, list[str]] = {}
     for (bench, level), outcomes in verdicts.items():
+        # a paired test needs the same pairs: a metric with a missing (NaN) sentence score
+        # drops pairs; the largest group of metrics judged on the same pairs is clustered
+        groups: dict[tuple[int, ...], list[str]] = {}
+        for label, o in outcomes.items():
+            groups.setdefault(o.sizes, []).append(label)
+        keep = max(groups.values(), key=len)
+        if len(keep) < len(outcomes):
+            excluded[f"{bench}/{level}"] = [m for m in outcomes if m not in keep]
         result.sentence_rankings.setdefault(bench, {})[level] = compare_calibrated(
-            outcomes, alpha=alpha, seed=seed, params=params, test=sentence_test)
+            {m: outcomes[m] for m in keep}, alpha=alpha, seed=seed, params=params,
+            test=sentence_test)
+    if excluded:
+        result.settings["sentence_clusters_excluded"] = {
+            key: {"metrics": labels, "reason": "sentence scores missing (NaN) on judged "
+                  "sentences where the other metrics have one: not the same pairs"}
+            for key, labels in excluded.items()}
     for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
         keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
         for key in keys:
@@ -456,7 +471,8 @@ def render_wmt_sections(result: TableResult) -> list[str]:
               f"sentence-level figure; acc = today's uncalibrated accuracy (metric tie = "
               f"{'disagreement' if result.ties == 'disagree' else 'first loses'})."),
              ""]
-    for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
+    benches = [b for row in result.rows for b in row.correlations]
+    for bench in dict.fromkeys([*benches, *result.sentence_rankings]):
         keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
         sentence = result.sentence_rankings.get(bench, {})
         for key in keys:
@@ -503,6 +519,11 @@ def render_wmt_sections(result: TableResult) -> list[str]:
                     f"{cal.acc_epsilon:.4g}", _ci(cal.tau_eq, cal.tau_interval),
                     _ci(spa.spa, spa.interval) if spa else "–"]) + " |")
             lines.append("")
+            left_out = s.get("sentence_clusters_excluded", {})
+            if isinstance(left_out, dict) and f"{bench}/{level}" in left_out:
+                names = ", ".join(f"`{m}`" for m in left_out[f"{bench}/{level}"]["metrics"])
+                lines += [("Not clustered (sentence scores missing where the others have "
+                           f"one, so not the same pairs): {names}."), ""]
     return lines
 
 

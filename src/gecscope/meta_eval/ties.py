@@ -417,9 +417,14 @@ def calibrated_sig_diff(worse: PairOutcomes, better: PairOutcomes, *, rng: Any,
         raise ConfigError("the two metrics were judged on different pairs (a metric score is "
                           "missing somewhere); a paired test needs the same pairs")
     p = params or PermutationParams()
-    lay = _layout(worse.sizes)
+    lay = _layout(tuple(worse.sizes))
+    if len(lay.item) != worse.pairs:
+        raise ConfigError(f"pair outcomes hold {worse.pairs} pairs, their item sizes "
+                          f"{len(lay.item)}")
     g1 = np.frombuffer(worse.good, dtype=np.uint8).astype(np.int64)
     g2 = np.frombuffer(better.good, dtype=np.uint8).astype(np.int64)
+    if (g1 > 1).any() or (g2 > 1).any():
+        raise ConfigError("pair outcomes must be 0 or 1 per pair")
     if not len(lay.tot):
         return 1.0, 0.0, 0
     if test == "sign":
