@@ -144,3 +144,33 @@ def test_corpus_optimisation_keeps_aggregate() -> None:
     # the corpus-level choice depends on sentence order: no summed-rows shortcut
     assert IMeasureMetric(optimise="corpus").resampling() is None
     assert IMeasureMetric().resampling() is not None
+
+
+@pytest.mark.parametrize("maximise", ["cwacc", "ci", "dacc", "cf", "dp", "cr", "ctp", "dfn"])
+@pytest.mark.parametrize("tie", ["zero", "floor"])
+def test_vectorised_choice_equals_the_first_wins_scan(maximise: str, tie: str) -> None:
+    # small counts give many exact ties between keys (the first must win) and zero
+    # denominators; the list is long enough to take the array path
+    import random
+
+    from gecscope.metrics.imeasure.core import (
+        _VECTOR_MIN,
+        IMeasureCounts,
+        _scan,
+        best_option,
+    )
+
+    rnd = random.Random(f"{maximise}{tie}")
+    for trial in range(60):
+        counts = []
+        for _ in range(_VECTOR_MIN + rnd.randrange(40)):
+            tp_d = rnd.randrange(3)
+            fp_d, fn_d, tn = rnd.randrange(3), rnd.randrange(3), rnd.randrange(4)
+            tn_b = rnd.randrange(4)
+            counts.append(IMeasureCounts(tp_d, rnd.randrange(tp_d + 1), tn, fp_d, fn_d,
+                                         tn_b, tp_d + fn_d + rnd.randrange(2)))
+        if trial % 3 == 0:  # the best key repeated: the earliest copy must be chosen
+            counts += counts[:5]
+            rnd.shuffle(counts)
+        args = (maximise[0], maximise[1:], 1.0 if trial % 2 else 0.5, 2.0, tie)
+        assert best_option(counts, *args) == _scan(counts, *args), (trial, counts)

@@ -11,6 +11,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gecscope.formats.imeasure_xml import Correction, Error, GoldSentence
 from gecscope.metrics.imeasure.align import GAP_TOKEN, Column
@@ -301,6 +302,89 @@ def _aspect_key(c: IMeasureCounts, a: str, metric: str, beta: float, w: float, t
     else:  # a count: tp, tn, fp, fn
         value = float({"tp": tp, "tn": tn, "fp": fp, "fn": fn}[metric])
     return (value, i, wacc, acc)
+
+
+def best_option(counts: Sequence[IMeasureCounts], aspect: str, metric: str, beta: float,
+                w: float, tie: str = "zero") -> int:
+    """Index of the largest :func:`selection_key` among ``counts`` (the first on ties), as a
+    first-wins scan computes it; long lists are scored as float64 arrays with the same
+    operations in the same order (so the same values), short ones and any list whose keys
+    are not all finite (where the scan could raise) by the scan itself."""
+    if len(counts) < _VECTOR_MIN:
+        return _scan(counts, aspect, metric, beta, w, tie)
+    import numpy as np
+
+    table = np.asarray([c.as_tuple() for c in counts], dtype=np.int64)
+    tp_d, tp_c, tn, fp_d, fn_d, tn_b, fn_b = table.T
+    zero = np.zeros_like(tn_b)
+    wacc_b = _wacc_array(np, zero, tn_b, zero, fn_b, zero, w)
+    other = "d" if aspect == "c" else "c"
+    cols = []
+    with np.errstate(all="ignore"):
+        for a in (aspect, other):
+            if a == "d":
+                tp, fp, fn, fpn = tp_d, fp_d, fn_d, zero
+            else:
+                x = tp_d - tp_c
+                tp, fp, fn, fpn = tp_c, fp_d + x, fn_d + x, x
+            wacc = _wacc_array(np, tp, tn, fp, fn, fpn, w)
+            if tie == "floor":
+                on_tie = np.floor(wacc)
+            else:
+                on_tie = np.zeros_like(wacc)
+            up = (wacc - wacc_b) / (1.0 - wacc_b)
+            down = wacc / wacc_b - 1.0
+            i = np.where(wacc == wacc_b, on_tie, np.where(wacc > wacc_b, up, down))
+            den = tp + tn + fp + fn - fpn
+            acc = np.where(den != 0, (tp + tn).astype(np.float64) / den, 1.0)
+            if metric == "wacc":
+                value = wacc
+            elif metric == "i":
+                value = i
+            elif metric == "acc":
+                value = acc
+            elif metric in ("p", "r", "f"):
+                pp = np.where(tp + fp > 0, tp.astype(np.float64) / (tp + fp), 1.0)
+                rr = np.where(tp + fn > 0, tp.astype(np.float64) / (tp + fn), 1.0)
+                b2 = beta ** 2
+                ff = np.where(b2 * pp + rr != 0,
+                              (1 + b2) * ((pp * rr) / (b2 * pp + rr)), 0.0)
+                value = pp if metric == "p" else rr if metric == "r" else ff
+            else:
+                value = {"tp": tp, "tn": tn, "fp": fp, "fn": fn}[metric].astype(np.float64)
+            cols += [value, i, wacc, acc]
+    keys = np.stack(cols, axis=1)
+    if not np.isfinite(keys).all():
+        return _scan(counts, aspect, metric, beta, w, tie)
+    alive = np.ones(len(keys), dtype=bool)
+    for j in range(keys.shape[1]):  # lexicographic maximum, as tuples compare
+        col = np.where(alive, keys[:, j], -np.inf)
+        alive &= col == col.max()
+    return int(np.argmax(alive))
+
+
+#: lists shorter than this are scanned in Python (arrays cost more than they save)
+_VECTOR_MIN = 64
+
+
+def _scan(counts: Sequence[IMeasureCounts], aspect: str, metric: str, beta: float, w: float,
+          tie: str) -> int:
+    best = 0
+    best_key: tuple[float, ...] | None = None
+    for k, c in enumerate(counts):
+        key = selection_key(c, aspect, metric, beta, w, tie)
+        if best_key is None or key > best_key:
+            best, best_key = k, key
+    return best
+
+
+def _wacc_array(np: Any, tp: Any, tn: Any, fp: Any, fn: Any, fpn: Any, w: float) -> Any:
+    """:func:`_wacc` of integer arrays, operation for operation (float64)."""
+    f = np.float64
+    den = w * (tp + fp).astype(f) + tn.astype(f) + fn.astype(f) - (w + 1) * (fpn.astype(f) / 2)
+    num = w * tp.astype(f) + tn.astype(f)
+    with np.errstate(all="ignore"):
+        return np.where(den != 0, num / den, 1.0)
 
 
 def gap_free(columns: Iterable[Column]) -> list[tuple[str, str, str]]:

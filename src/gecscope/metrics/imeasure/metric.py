@@ -41,6 +41,7 @@ from gecscope.metrics.imeasure.core import (
     AspectScores,
     IMeasureCounts,
     aspect_scores,
+    best_option,
     selection_key,
 )
 from gecscope.metrics.imeasure.search import (
@@ -50,7 +51,7 @@ from gecscope.metrics.imeasure.search import (
     exhaustive_options,
     n_candidates_upper,
 )
-from gecscope.metrics.selection import best_index, corpus_greedy
+from gecscope.metrics.selection import corpus_greedy
 from gecscope.types import Tokens
 
 #: largest candidate set enumerated when a sentence cannot be decomposed
@@ -283,8 +284,10 @@ class IMeasureMetric(Metric[IMeasureSentence]):
             if stats is None:
                 opts = self.sentence_options(sent, hyp,
                                              caches[i] if caches is not None else None)
-                best = best_index(opts, lambda o: self._key(o.counts))
-                stats = _SENTENCES[key] = IMeasureSentence(tuple(opts), best or 0)
+                m = cfg.maximise.lower()
+                best = best_option([o.counts for o in opts], m[0], m[1:], cfg.beta, cfg.w,
+                                   cfg.tie_rule)
+                stats = _SENTENCES[key] = IMeasureSentence(tuple(opts), best)
                 if len(_SENTENCES) > MAX_CACHED_SENTENCES:
                     _SENTENCES.popitem(last=False)
             else:
