@@ -473,13 +473,19 @@ def _combine_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
         parent, outcome = links[r]
         choice[r] = outcome[at]
         at = parent[at]
-    values = [lv for _, lv in levels]
-    out: list[Outcome] = []
-    for f, row in enumerate(keys.tolist()):
-        picks = [values[r][o] for r, o in enumerate(choice[:, f].tolist())]
-        out.append((IMeasureCounts(*row[:7]), bool(row[7]),
-                    tuple(x for w, _ in picks for x in w), tuple(p for _, p in picks)))
-    return out
+    # each final state's witness (the regions' witnesses side by side: within a region they
+    # have one length) and pieces, gathered region by region rather than state by state
+    witness_cols = []
+    piece_cols = []
+    for r, (_, vals) in enumerate(levels):
+        width = len(vals[0][0])
+        local = np.array([w for w, _ in vals], dtype=np.int64).reshape(len(vals), width)
+        witness_cols.append(local[choice[r]])
+        pieces = [p for _, p in vals]
+        piece_cols.append([pieces[o] for o in choice[r].tolist()])
+    witnesses = np.concatenate(witness_cols, axis=1).tolist()
+    return [(IMeasureCounts(*row[:7]), bool(row[7]), tuple(w), ps)
+            for row, w, ps in zip(keys.tolist(), witnesses, zip(*piece_cols), strict=True)]
 
 
 _BITS = 32
