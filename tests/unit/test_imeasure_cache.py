@@ -41,8 +41,13 @@ def _sentence(sid: str = "1", fix: str = "designed", required: bool = True) -> G
     ))
 
 
-def _fresh(metric: IMeasureMetric, gold: IMeasureGold, hyps: list[list[str]]) -> list:
+def _clear() -> None:
     metric_module._SENTENCES.clear()
+    metric_module._CACHED["options"] = 0
+
+
+def _fresh(metric: IMeasureMetric, gold: IMeasureGold, hyps: list[list[str]]) -> list:
+    _clear()
     return metric.sentence_stats_gold(gold, hyps)
 
 
@@ -55,7 +60,7 @@ def test_one_character_apart_hypotheses_get_their_own_statistics() -> None:
     metric = IMeasureMetric()
     right = "Machines are designed to help people .".split()
     near = "Machines are designee to help people .".split()
-    metric_module._SENTENCES.clear()
+    _clear()
     cached = [metric.sentence_stats_gold(gold, [h])[0] for h in (right, near, right)]
     assert cached[0] is cached[2]  # the repeated pair is a cache hit
     alone = [_fresh(metric, gold, [h])[0] for h in (right, near)]
@@ -66,7 +71,7 @@ def test_one_character_apart_hypotheses_get_their_own_statistics() -> None:
 def test_gold_content_is_in_the_key_and_ids_are_not() -> None:
     metric = IMeasureMetric()
     hyp = "Machines are designed to help people .".split()
-    metric_module._SENTENCES.clear()
+    _clear()
     a = metric.sentence_stats_gold(_gold(_sentence("1")), [hyp])[0]
     renamed = metric.sentence_stats_gold(_gold(_sentence("7")), [hyp])[0]
     assert renamed is a  # the same sentence under another id is the same entry
@@ -85,7 +90,7 @@ def test_gold_content_is_in_the_key_and_ids_are_not() -> None:
 def test_options_that_change_the_statistics_are_in_the_key(options: dict) -> None:
     gold = _gold(_sentence())
     hyp = "Machines are made to help people .".split()
-    metric_module._SENTENCES.clear()
+    _clear()
     [default] = IMeasureMetric().sentence_stats_gold(gold, [hyp])  # cached, default options
     other = IMeasureMetric(**options)
     got = other.sentence_stats_gold(gold, [hyp])
@@ -95,12 +100,20 @@ def test_options_that_change_the_statistics_are_in_the_key(options: dict) -> Non
 
 def test_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(metric_module, "MAX_CACHED_SENTENCES", 3)
-    metric_module._SENTENCES.clear()
+    _clear()
     gold = _gold(_sentence())
     metric = IMeasureMetric()
     for k in range(6):
         metric.sentence_stats_gold(gold, [f"Machines are designed {k} help people .".split()])
     assert len(metric_module._SENTENCES) == 3
+    # and by outcomes in all: the oldest go until the rest fit
+    monkeypatch.setattr(metric_module, "MAX_CACHED_SENTENCES", 100)
+    sizes = [len(s.options) for s in metric_module._SENTENCES.values()]
+    monkeypatch.setattr(metric_module, "MAX_CACHED_OPTIONS", sizes[-1] + sizes[-2])
+    metric.sentence_stats_gold(gold, ["Machines are designed to help people .".split()])
+    kept = sum(len(s.options) for s in metric_module._SENTENCES.values())
+    assert kept == metric_module._CACHED["options"] <= sizes[-1] + sizes[-2]
+    assert len(metric_module._SENTENCES) < 3
 
 
 def test_region_caches_are_shared_by_content_only() -> None:

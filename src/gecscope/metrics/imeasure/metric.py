@@ -145,8 +145,11 @@ GOLD: Slot[IMeasureGold] = Slot(__name__, "GOLD", portable=True,
 REGION_CACHE: Slot[list[dict[Any, Any]]] = Slot(__name__, "REGION_CACHE")
 #: Sentence statistics by (config, gold content, hypothesis), newest last (this process only).
 _SENTENCES: OrderedDict[tuple[Any, ...], IMeasureSentence] = OrderedDict()
-#: Entries of :data:`_SENTENCES` kept (oldest dropped first).
+#: Entries of :data:`_SENTENCES` kept, and their outcomes in all (a sentence of MAEGE's
+#: lattice can have 10^5): the oldest are dropped first when either is exceeded.
 MAX_CACHED_SENTENCES = 100_000
+MAX_CACHED_OPTIONS = 1_000_000
+_CACHED = {"options": 0}
 
 
 def gold_key(sentence: GoldSentence) -> tuple[Any, ...]:
@@ -288,8 +291,10 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                 best = best_option([o.counts for o in opts], m[0], m[1:], cfg.beta, cfg.w,
                                    cfg.tie_rule)
                 stats = _SENTENCES[key] = IMeasureSentence(tuple(opts), best)
-                if len(_SENTENCES) > MAX_CACHED_SENTENCES:
-                    _SENTENCES.popitem(last=False)
+                _CACHED["options"] += len(opts)
+                while _SENTENCES and (len(_SENTENCES) > MAX_CACHED_SENTENCES
+                                      or _CACHED["options"] > MAX_CACHED_OPTIONS):
+                    _CACHED["options"] -= len(_SENTENCES.popitem(last=False)[1].options)
             else:
                 _SENTENCES.move_to_end(key)
             out.append(stats)
