@@ -185,48 +185,71 @@ class _Costs:
         return got
 
 
-def _tables(src: Sequence[str], tgt: Sequence[str], sub: _Costs) -> list[list[list[str]]]:
+#: a cell's cheapest last steps other than a transposition, by which of (substitution,
+#: insertion, deletion) reach the cell's cost, in the tool's order
+_STEPS = {(s, i, d): tuple(op for op, on in zip("SID", (s, i, d), strict=True) if on)
+          for s in (False, True) for i in (False, True) for d in (False, True)}
+
+
+def _tables(src: Sequence[str], tgt: Sequence[str],
+            sub: _Costs) -> list[list[Sequence[str]]]:
     """The operation table of the tool's recurrence: every cheapest last step of each cell,
-    in its order (transposition, substitution, insertion, deletion)."""
+    in its order (transposition, substitution, insertion, deletion). The costs are computed
+    row by row (the memoised substitution costs read directly, the transposition's character
+    multisets compared incrementally) as this is most of the extraction's time."""
     n, m = len(src), len(tgt)
-    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
-    ops: list[list[list[str]]] = [[[] for _ in range(m + 1)] for _ in range(n + 1)]
-    for i in range(1, n + 1):
-        cost[i][0] = cost[i - 1][0] + 1
-        ops[i][0] = ["D"]
-    for j in range(1, m + 1):
-        cost[0][j] = cost[0][j - 1] + 1
-        ops[0][j] = ["I"]
+    memo = sub._memo
     inf = float("inf")
+    prev = [float(j) for j in range(m + 1)]
+    cost = [prev]
+    ops: list[list[Sequence[str]]] = [[(), *(("I",),) * m]]
+    match, delete = ("M",), ("D",)
     for i in range(n):
         s = src[i]
+        row = [prev[0] + 1.0]
+        cells: list[Sequence[str]] = [delete]
+        left = row[0]
         for j in range(m):
             t = tgt[j]
+            diag = prev[j]
             if s == t:
-                cost[i + 1][j + 1] = cost[i][j]
-                ops[i + 1][j + 1] = ["M"]
+                row.append(diag)
+                cells.append(match)
+                left = diag
                 continue
-            d = cost[i][j + 1] + 1
-            ins = cost[i + 1][j] + 1
-            sb = cost[i][j] + sub(s, t)
+            d = prev[j + 1] + 1
+            ins = left + 1
+            c = memo.get((s, t))
+            sb = diag + (sub(s, t) if c is None else c)
             tr = inf
             k = 1
-            while i - k >= 0 and j - k >= 0 and cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
-                if sorted(src[i - k:i + 1]) == sorted(tgt[j - k:j + 1]):
-                    tr = cost[i - k][j - k] + k
-                    break
-                k += 1
-            costs = (tr, sb, ins, d)
-            best = min(costs)
-            cost[i + 1][j + 1] = best
-            cell = ops[i + 1][j + 1]
-            for idx, c in enumerate(costs):
-                if c == best:
-                    cell.append(f"T{k + 1}" if idx == 0 else "SID"[idx - 1])
+            if i and j:
+                # the shortest k with the same characters in src[i-k..i] and tgt[j-k..j],
+                # looked for while the diagonal's cost changes: counts of src minus tgt
+                counts = {s: 1, t: -1}
+                unequal = 2
+                while i - k >= 0 and j - k >= 0 and \
+                        cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
+                    for ch, step in ((src[i - k], 1), (tgt[j - k], -1)):
+                        before = counts.get(ch, 0)
+                        counts[ch] = before + step
+                        unequal += (before + step != 0) - (before != 0)
+                    if not unequal:
+                        tr = cost[i - k][j - k] + k
+                        break
+                    k += 1
+            best = min(tr, sb, ins, d)
+            row.append(best)
+            left = best
+            steps = _STEPS[sb == best, ins == best, d == best]
+            cells.append((f"T{k + 1}", *steps) if tr == best else steps)
+        cost.append(row)
+        ops.append(cells)
+        prev = row
     return ops
 
 
-def cheapest_alignments(ops: list[list[list[str]]], first_only: bool) -> Iterator[list[Step]]:
+def cheapest_alignments(ops: list[list[Sequence[str]]], first_only: bool) -> Iterator[list[Step]]:
     """Every path through the operation table in the tool's depth-first order (only the first
     option of each cell with ``first_only``), each from the start of the sentences."""
     n, m = len(ops) - 1, len(ops[0]) - 1
