@@ -143,7 +143,8 @@ GOLD: Slot[IMeasureGold] = Slot(__name__, "GOLD", portable=True,
 #: Per gold sentence, the best region scores found so far (this process only); sentences with
 #: the same content (:func:`gold_key`) share one dict.
 REGION_CACHE: Slot[list[dict[Any, Any]]] = Slot(__name__, "REGION_CACHE")
-#: Sentence statistics by (config, gold content, hypothesis), newest last (this process only).
+#: Sentence statistics by (metric class, config, gold content, hypothesis), newest last (this
+#: process only).
 _SENTENCES: OrderedDict[tuple[Any, ...], IMeasureSentence] = OrderedDict()
 #: Entries of :data:`_SENTENCES` kept, and their outcomes in all (a sentence of MAEGE's
 #: lattice can have 10^5): the oldest are dropped first when either is exceeded.
@@ -282,7 +283,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         for i, (sent, hyp) in enumerate(zip(gold.sentences, hyps, strict=True)):
             # the same (gold, hypothesis) recurs: most systems leave most sentences unchanged,
             # benchmarks share CoNLL-2014 rows, MAEGE corpora repeat chain nodes
-            key = (cfg, gold_key(sent), tuple(hyp))
+            key = (type(self), cfg, gold_key(sent), tuple(hyp))
             stats = _SENTENCES.get(key)
             if stats is None:
                 opts = self.sentence_options(sent, hyp,
