@@ -257,7 +257,7 @@ def test_sharded_ray_resume_checks_input_and_m2(cluster: None, tmp_path: Path, c
     out = tmp_path / "out"
     argv = ["annotate", "--backend", "ray", "--jobs", "2", "--sharded", "--resume",
             "-s", str(tmp_path / "source-*.txt"), "-c", str(tmp_path / "careful-*.txt"),
-            str(tmp_path / "rewriter-*.txt"), "--output", str(out)]
+            str(tmp_path / "rewriter-*.txt"), "--output", f"file://{out}"]  # a URI, as Ray Data
     assert main(argv) == 65
     assert sorted(p.name for p in out.iterdir()) == [f"source-0{k}.m2" for k in range(3)]
     first = (out / "source-00.m2").read_bytes()
@@ -281,9 +281,9 @@ def test_sharded_ray_resume_checks_input_and_m2(cluster: None, tmp_path: Path, c
     assert b"".join(p.read_bytes() for p in sorted(out.iterdir())) == expected.read_bytes()
     assert (out / "source-00.m2").read_bytes() != first  # the changed input matters
     assert "12 sentences" in err and "1 shard(s) kept from an earlier run" in err
-    assert (f"gecscope: note: {out / 'source-00.m2'}: discarded, it was annotated from other "
+    assert (f"gecscope: note: file://{out / 'source-00.m2'}: discarded, it was annotated from other "
             "input lines or options") in err
-    assert (f"gecscope: note: {out / 'source-01.m2'}: discarded, its M2 text does not match "
+    assert (f"gecscope: note: file://{out / 'source-01.m2'}: discarded, its M2 text does not match "
             "its digest") in err
     assert err.count("discarded") == 2
     parts = tmp_path / "out.parts"  # the check records, beside the output folder
@@ -292,7 +292,7 @@ def test_sharded_ray_resume_checks_input_and_m2(cluster: None, tmp_path: Path, c
     # the folder of check records taken by a file: refused, naming it
     parts_file = tmp_path / "other.parts"
     parts_file.write_text("x\n", encoding="utf-8")
-    argv[argv.index(str(out))] = str(tmp_path / "other")
+    argv[argv.index(f"file://{out}")] = f"file://{tmp_path / 'other'}"
     assert main(argv) == 73
     err = capsys.readouterr().err
     assert f"{parts_file}: exists but is not a folder" in err and "Traceback" not in err
