@@ -20,9 +20,10 @@ last layer otherwise. Baselines: :data:`BASELINES` holds bert-score 0.3.13's tab
 ``bert-base-uncased`` (``bert_score/rescale_baseline/en/bert-base-uncased.tsv``, MIT licence);
 any other baseline can be given as a file in bert-score's format (``LAYER,P,R,F`` rows).
 bert-score itself is not needed. Embeddings are computed in batches of equal-length sentences
-(no padding), so a sentence's embedding does not depend on which others share its batch, and
-two texts with the same tokens (e.g. differing only in case, for an uncased model) get the
-same scores exactly.
+(no padding) of a fixed size, so a sentence's embedding does not depend on which others share
+its batch (:meth:`Encoder.embed`), and two texts with the same tokens (e.g. differing only in
+case, for an uncased model) get the same scores exactly. That makes the caches of
+:class:`Encoder` (shared by every scorer of a process) exact.
 
 CLEME2.0's similarity weighting (:class:`gecscope.metrics.cleme.weights.BERTScoreF1`) is a
 different variant: it drops the special tokens from the matching altogether and pads its
@@ -134,27 +135,38 @@ def _default_model_path() -> str:
     return default_model_path()
 
 
-class BERTScorer:
-    """BERTScore P, R and F of (candidate, reference) pairs with a local encoder.
+def _fingerprint(path: str) -> tuple[tuple[str, int, int], ...]:
+    """Name, size and modification time of the files of a model directory: a model replaced
+    at the same path gets a new :class:`Encoder`, never the old one's cached embeddings."""
+    try:
+        entries = sorted((e for e in os.scandir(path) if e.is_file()), key=lambda e: e.name)
+        return tuple((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries)
+    except OSError:
+        return ()
 
-    ``model``: a local Hugging Face model directory (empty: the bundled all-MiniLM-L6-v2);
-    nothing is downloaded. ``layer``: the hidden state used (0 = embeddings); default
-    bert-score's choice for a recognised model, else the last layer. ``baseline``: ``none``,
-    ``auto``, a stored model name or a baseline file (see :func:`resolve_baseline`).
-    ``threads``: torch threads while encoding (``None`` keeps torch's setting). Scores of
-    pairs already seen are cached (by token ids).
+
+class Encoder:
+    """A loaded encoder (tokenizer and model cut at the layer used) with the caches of what
+    depends on nothing else: token ids per text, embeddings of reference texts, and the raw
+    (not rescaled) P, R, F of each pair of token ids.
+
+    One per process for each model directory (and its files), layer, device and cache limits
+    (:func:`encoder`), shared by every :class:`BERTScorer` on it: PT-ERRANT and PT-M2, every
+    system of a benchmark, GJG15 and SEEDA (the same CoNLL-2014 references), the MAEGE
+    lattice. Caching is exact: embeddings are computed in equal-length batches without padding,
+    so an embedding does not depend on its batch, and a pair's P, R, F depend only on the two
+    embeddings. Only the reference side's embeddings are kept across calls (a candidate recurs
+    with the pair cache instead: the same edit of the same sentence against the same
+    reference); each cache is cleared when it would exceed its limit.
     """
 
-    def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
-                 batch_size: int = 64, threads: int | None = 1, baseline: str = "none",
-                 max_cached_pairs: int = 500_000) -> None:
+    def __init__(self, path: str, layer: int | None, device: str, *, batch_size: int,
+                 max_cached_pairs: int, max_cached_bytes: int) -> None:
         from gecscope._optional import require
 
         self.torch = require("torch", "sim", "BERTScore")
         transformers = require("transformers", "sim", "BERTScore")
-        self.path = model if model and model != DEFAULT_MODEL else _default_model_path()
-        self.name = known_model_name(self.path) or os.path.basename(os.path.normpath(
-            model or DEFAULT_MODEL))
+        self.path = path
         from gecscope._hf import offline
 
         with offline(transformers, self.path):
@@ -169,21 +181,15 @@ class BERTScorer:
                     "empty for the bundled all-MiniLM-L6-v2") from None
         self.model.eval()
         n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
-        known = known_model_name(self.path)
-        self.layer = layer if layer is not None else DEFAULT_LAYERS.get(known or "", n_layers)
+        self.known = known_model_name(self.path)
+        self.layer = layer if layer is not None else DEFAULT_LAYERS.get(self.known or "", n_layers)
         if n_layers and not 0 <= self.layer <= n_layers:
             raise ConfigError(f"layer={self.layer} is out of range: the encoder has {n_layers} "
                               f"layers (0 = embeddings .. {n_layers})")
         self._truncate(n_layers)
         self.device = device
         self.model.to(device)
-        if batch_size < 1:
-            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
-        if threads is not None and threads < 1:
-            raise ConfigError(f"threads must be >= 1, got {threads}")
         self.batch_size = batch_size
-        self.threads = threads
-        self.baseline, self.baseline_label = resolve_baseline(baseline, known, self.layer)
         limit = getattr(self.tokenizer, "model_max_length", None) or 512
         if limit > 100_000:  # tokenizers without a configured limit say 1e30
             limit = int(getattr(self.model.config, "max_position_embeddings", 512))
@@ -191,9 +197,12 @@ class BERTScorer:
         self._prefix_space = type(self.tokenizer).__name__.startswith(("Roberta", "GPT2"))
         self.special = {i for i in (self.tokenizer.cls_token_id, self.tokenizer.sep_token_id)
                         if i is not None}
-        self._ids: dict[str, TokenIds] = {}
-        self._pairs: dict[tuple[TokenIds, TokenIds], Score3] = {}
         self.max_cached_pairs = max_cached_pairs
+        self.max_cached_bytes = max_cached_bytes
+        self.ids: dict[str, TokenIds] = {}
+        self.embeddings: dict[TokenIds, Any] = {}
+        self.embedded_bytes = 0
+        self.raw: dict[tuple[TokenIds, TokenIds], Score3] = {}
 
     def _truncate(self, n_layers: int) -> None:
         """Drop the layers above the one used (as bert-score does): same states, less work."""
@@ -202,90 +211,198 @@ class BERTScorer:
         if layers is not None and n_layers and self.layer < len(layers):
             encoder.layer = layers[:self.layer]  # type: ignore[union-attr]
 
+    def clear(self) -> None:
+        """Forget every cached tokenisation, embedding and pair score."""
+        self.ids.clear()
+        self.embeddings.clear()
+        self.embedded_bytes = 0
+        self.raw.clear()
+
     # -- encoding -----------------------------------------------------------------------------
 
     def token_ids(self, sentence: str) -> TokenIds:
         """The ids bert-score encodes: special tokens around the (stripped) sentence."""
-        ids = self._ids.get(sentence)
+        ids = self.ids.get(sentence)
         if ids is None:
             kwargs: dict[str, Any] = {"add_special_tokens": True, "truncation": True,
                                       "max_length": self.max_length}
             if self._prefix_space:
                 kwargs["add_prefix_space"] = True
-            text = sentence.strip()
-            if text:
-                ids = tuple(int(i) for i in self.tokenizer.encode(text, **kwargs))
-            else:
-                ids = tuple(int(i) for i in self.tokenizer.encode("", **kwargs))
-            if len(self._ids) > 4 * self.max_cached_pairs:
-                self._ids.clear()
-            self._ids[sentence] = ids
+            ids = tuple(int(i) for i in self.tokenizer.encode(sentence.strip(), **kwargs))
+            if len(self.ids) >= 4 * self.max_cached_pairs:
+                self.ids.clear()
+            self.ids[sentence] = ids
         return ids
 
-    def _embed(self, todo: Sequence[TokenIds]) -> dict[TokenIds, Any]:
-        """Normalised embeddings of the chosen layer, in batches of equal length (no padding)."""
-        from gecscope._optional import torch_threads
+    def embed(self, todo: Sequence[TokenIds]) -> dict[TokenIds, Any]:
+        """Normalised embeddings of the chosen layer, in batches of equal length (no padding)
+        of exactly ``batch_size`` sentences (the last one of a length filled up with repeats
+        of its first sentence); the caller sets the torch threads and ``no_grad``.
 
+        The fixed batch shape makes an embedding a function of its sentence alone: the
+        encoder's matrix products round differently for a different number of rows (measured
+        here: 89 of 600 CoNLL-2014 sentences differ in the last bits between a batch of 64
+        and a batch of one), never for the other rows' content or position."""
         torch = self.torch
+        size = self.batch_size
         by_len: dict[int, list[TokenIds]] = {}
         for ids in todo:
             by_len.setdefault(len(ids), []).append(ids)
         out: dict[TokenIds, Any] = {}
-        with torch_threads(self.threads), torch.no_grad():
-            for length in sorted(by_len):
-                group = by_len[length]
-                for i in range(0, len(group), self.batch_size):
-                    batch = group[i:i + self.batch_size]
-                    x = torch.tensor(batch, dtype=torch.long, device=self.device)
-                    mask = torch.ones_like(x)
-                    states = self.model(x, attention_mask=mask, output_hidden_states=True)
-                    hidden = states.hidden_states[self.layer].float()
-                    hidden = hidden / hidden.norm(dim=-1, keepdim=True)
-                    for ids, emb in zip(batch, hidden.cpu(), strict=True):
-                        out[ids] = emb
+        for length in sorted(by_len):
+            group = by_len[length]
+            for i in range(0, len(group), size):
+                real = group[i:i + size]
+                x = torch.tensor(real + [real[0]] * (size - len(real)), dtype=torch.long,
+                                 device=self.device)
+                mask = torch.ones_like(x)
+                states = self.model(x, attention_mask=mask, output_hidden_states=True)
+                hidden = states.hidden_states[self.layer].float()
+                hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+                for ids, emb in zip(real, hidden.cpu()[:len(real)], strict=True):
+                    out[ids] = emb
         return out
 
-    def _weights(self, ids: TokenIds) -> Any:
-        """bert-score's idf-free token weights: 1 per token, 0 for [CLS]/[SEP], normalised."""
+    def _keep(self, embs: dict[TokenIds, Any], keys: Sequence[TokenIds]) -> None:
+        """Cache the embeddings of ``keys`` (copies, not views of their batch), clearing the
+        cache first when they would not fit under ``max_cached_bytes``."""
+        new = [k for k in keys if k in embs and k not in self.embeddings]
+        size = sum(embs[k].numel() * embs[k].element_size() for k in new)
+        if self.embedded_bytes + size > self.max_cached_bytes:
+            self.embeddings.clear()
+            self.embedded_bytes = 0
+        if size <= self.max_cached_bytes:
+            for k in new:
+                self.embeddings[k] = embs[k].clone()
+            self.embedded_bytes += size
+
+    def weights(self, ids: TokenIds) -> Any:
+        """bert-score's idf-free token weights: 1 per token, 0 for [CLS]/[SEP], normalised;
+        ``None`` when every token is special (an empty sentence)."""
         torch = self.torch
+        if all(i in self.special for i in ids):
+            return None
         w = torch.tensor([0.0 if i in self.special else 1.0 for i in ids], dtype=torch.float32)
-        total = w.sum()
-        return w / total if float(total) > 0 else w
+        return w / w.sum()
 
     # -- scoring ------------------------------------------------------------------------------
 
-    def score(self, pairs: Sequence[tuple[str, str]]) -> list[Score3]:
-        """(P, R, F) of each ``(candidate, reference)`` pair, rescaled when a baseline is set."""
-        keyed = [(self.token_ids(c), self.token_ids(r)) for c, r in pairs]
-        missing = [k for k in dict.fromkeys(keyed) if k not in self._pairs]
-        if missing:
-            if len(self._pairs) + len(missing) > self.max_cached_pairs:
-                self._pairs.clear()
-            embs = self._embed(list(dict.fromkeys(i for k in missing for i in k)))
-            for k in missing:
-                self._pairs[k] = self._greedy(embs, *k)
-        return [self._pairs[k] for k in keyed]
+    def raw_scores(self, keyed: Sequence[tuple[TokenIds, TokenIds]],
+                   threads: int | None) -> list[Score3]:
+        """Not rescaled (P, R, F) of each (candidate ids, reference ids) pair."""
+        from gecscope._optional import torch_threads
 
-    def _greedy(self, embs: dict[TokenIds, Any], cand: TokenIds, ref: TokenIds) -> Score3:
         torch = self.torch
-        wc, wr = self._weights(cand), self._weights(ref)
-        if float(wc.sum()) == 0.0 or float(wr.sum()) == 0.0:
-            p = r = f = torch.tensor(0.0)  # an empty side: bert-score's zero
-        else:
-            sim = embs[cand] @ embs[ref].T
-            p = (sim.max(dim=1).values * wc).sum()
-            r = (sim.max(dim=0).values * wr).sum()
-            f = 2 * p * r / (p + r)
-            if bool(torch.isnan(f)):
-                f = torch.tensor(0.0)
-        vals = torch.stack([p, r, f]).float()
-        if self.baseline is not None:
-            b = torch.tensor(self.baseline, dtype=torch.float32)
-            vals = (vals - b) / (1 - b)
-        pv, rv, fv = (float(v) for v in vals.tolist())
+        missing = [k for k in dict.fromkeys(keyed) if k not in self.raw]
+        if not missing:
+            return [self.raw[k] for k in keyed]
+        refs = list(dict.fromkeys(r for _, r in missing))
+        new: dict[tuple[TokenIds, TokenIds], Score3] = {}
+        with torch_threads(threads), torch.no_grad():
+            needed = dict.fromkeys(i for k in missing for i in k)
+            embs = {i: self.embeddings[i] for i in needed if i in self.embeddings}
+            embs.update(self.embed([i for i in needed if i not in embs]))
+            self._keep(embs, refs)  # may clear the cache: look up in embs only from here
+            weights: dict[TokenIds, Any] = {}
+            for cand, ref in missing:
+                for ids in (cand, ref):
+                    if ids not in weights:
+                        weights[ids] = self.weights(ids)
+                wc, wr = weights[cand], weights[ref]
+                if wc is None or wr is None:
+                    new[(cand, ref)] = (0.0, 0.0, 0.0)  # an empty side: bert-score's zero
+                    continue
+                new[(cand, ref)] = self._greedy(embs[cand], embs[ref], wc, wr)
+        if len(self.raw) + len(new) > self.max_cached_pairs:
+            self.raw.clear()
+        if len(new) <= self.max_cached_pairs:
+            self.raw.update(new)
+        return [new[k] if k in new else self.raw[k] for k in keyed]
+
+    def _greedy(self, ec: Any, er: Any, wc: Any, wr: Any) -> Score3:
+        torch = self.torch
+        sim = ec @ er.T
+        p = (sim.max(dim=1).values * wc).sum()
+        r = (sim.max(dim=0).values * wr).sum()
+        f = 2 * p * r / (p + r)
+        if bool(torch.isnan(f)):
+            f = torch.tensor(0.0)
+        pv, rv, fv = (float(v) for v in torch.stack([p, r, f]).float().tolist())
         return (pv, rv, fv)
 
+
+#: The encoders of this process by (model path, its files, layer, device, cache limits); the
+#: oldest is dropped when there are more than :data:`MAX_ENCODERS` (its scorers keep it).
+_ENCODERS: dict[tuple[Any, ...], Encoder] = {}
+MAX_ENCODERS = 4
+
+
+def encoder(path: str, layer: int | None, device: str, *, batch_size: int,
+            max_cached_pairs: int, max_cached_bytes: int) -> Encoder:
+    """The process's :class:`Encoder` for these settings, loaded on first use."""
+    key = (os.path.realpath(path), _fingerprint(path), layer, device, batch_size,
+           max_cached_pairs, max_cached_bytes)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        enc = Encoder(path, layer, device, batch_size=batch_size,
+                      max_cached_pairs=max_cached_pairs, max_cached_bytes=max_cached_bytes)
+        while len(_ENCODERS) >= MAX_ENCODERS:
+            del _ENCODERS[next(iter(_ENCODERS))]
+        _ENCODERS[key] = enc
+    return enc
+
+
+class BERTScorer:
+    """BERTScore P, R and F of (candidate, reference) pairs with a local encoder.
+
+    ``model``: a local Hugging Face model directory (empty: the bundled all-MiniLM-L6-v2);
+    nothing is downloaded. ``layer``: the hidden state used (0 = embeddings); default
+    bert-score's choice for a recognised model, else the last layer. ``baseline``: ``none``,
+    ``auto``, a stored model name or a baseline file (see :func:`resolve_baseline`).
+    ``threads``: torch threads while encoding and matching (``None`` keeps torch's setting).
+    The encoder and its caches (token ids, reference embeddings, scores of pairs already seen,
+    by token ids) are shared by the scorers of the process with the same model, layer, device
+    and limits (:class:`Encoder`): ``max_cached_pairs`` pair scores (and four times as many
+    tokenised texts), ``max_cached_bytes`` of embeddings; a cache is cleared when full.
+    """
+
+    def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
+                 batch_size: int = 8, threads: int | None = 1, baseline: str = "none",
+                 max_cached_pairs: int = 500_000, max_cached_bytes: int = 1 << 30) -> None:
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads must be >= 1, got {threads}")
+        path = model if model and model != DEFAULT_MODEL else _default_model_path()
+        self.encoder = encoder(path, layer, device, batch_size=batch_size,
+                               max_cached_pairs=max_cached_pairs,
+                               max_cached_bytes=max_cached_bytes)
+        enc = self.encoder
+        self.torch = enc.torch
+        self.path = enc.path
+        self.name = enc.known or os.path.basename(os.path.normpath(model or DEFAULT_MODEL))
+        self.tokenizer, self.model, self.layer = enc.tokenizer, enc.model, enc.layer
+        self.device, self.max_length, self.special = device, enc.max_length, enc.special
+        self.batch_size = batch_size  # fixed: part of the encoder's key (see Encoder.embed)
+        self.threads = threads
+        self.baseline, self.baseline_label = resolve_baseline(baseline, enc.known, self.layer)
+
+    def token_ids(self, sentence: str) -> TokenIds:
+        """The ids bert-score encodes: special tokens around the (stripped) sentence."""
+        return self.encoder.token_ids(sentence)
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[Score3]:
+        """(P, R, F) of each ``(candidate, reference)`` pair, rescaled when a baseline is set."""
+        enc = self.encoder
+        keyed = [(enc.token_ids(c), enc.token_ids(r)) for c, r in pairs]
+        raw = enc.raw_scores(keyed, self.threads)
+        if self.baseline is None or not raw:
+            return raw
+        torch = self.torch
+        b = torch.tensor(self.baseline, dtype=torch.float32)
+        vals = (torch.tensor(raw, dtype=torch.float32) - b) / (1 - b)
+        return [(p, r, f) for p, r, f in vals.tolist()]
+
     def clear(self) -> None:
-        """Forget cached tokenisations and pair scores."""
-        self._ids.clear()
-        self._pairs.clear()
+        """Forget cached tokenisations, embeddings and pair scores (of the shared encoder)."""
+        self.encoder.clear()

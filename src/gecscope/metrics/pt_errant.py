@@ -54,7 +54,7 @@ LEVELS = ("corpus", "sentence")
 WEIGHTINGS = ("bertscore", "none")
 SCORE_TYPES = ("p", "r", "f")
 SKIPPED_TYPES = frozenset({NOOP_TYPE, UNK_TYPE})
-#: The BERTScore encoders of an evaluation, by (model, layer, device, baseline): loaded once.
+#: The BERTScorers of an evaluation, by (model, layer, device, baseline, batch size).
 SCORERS: Slot[dict[tuple[Any, ...], Any]] = Slot(__name__, "SCORERS")
 
 #: An edit as a weight key: (start, end, correction tokens).
@@ -75,7 +75,9 @@ class PTConfig:
     the last). ``score_type``: BERTScore component, ``p``, ``r`` or ``f``. ``baseline``:
     ``auto`` (bert-score's baseline when the encoder is a model it has one for), ``none``, a
     stored model name or a bert-score baseline file. ``device``, ``batch_size``, ``threads``
-    (torch threads): how the encoder runs.
+    (torch threads): how the encoder runs; every batch holds exactly ``batch_size`` sentences
+    of one length, which fixes the last bits of the weights (see
+    :meth:`gecscope.metrics.bertscore.Encoder.embed`).
     """
 
     _metric: ClassVar[str] = "pt"
@@ -88,7 +90,7 @@ class PTConfig:
     score_type: str = "f"
     baseline: str = "auto"
     device: str = "cpu"
-    batch_size: int = 64
+    batch_size: int = 8
     threads: int = 1
 
     def __post_init__(self) -> None:
@@ -195,13 +197,13 @@ class _PTBase:
         from gecscope.metrics.bertscore import BERTScorer
 
         scorers = data.slot(SCORERS, dict)
-        key = (c.model, c.layer, c.device, c.baseline)
+        key = (c.model, c.layer, c.device, c.baseline, c.batch_size)
         scorer = scorers.get(key)
-        if scorer is None:
+        if scorer is None:  # cheap after the first: the encoder and its caches are shared
             scorer = BERTScorer(c.model, c.layer, device=c.device, batch_size=c.batch_size,
                                 threads=c.threads, baseline=c.baseline)
             scorers[key] = scorer
-        scorer.batch_size, scorer.threads = c.batch_size, c.threads
+        scorer.threads = c.threads
         return scorer
 
     def component(self) -> int:
