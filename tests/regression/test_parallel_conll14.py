@@ -15,7 +15,7 @@ from gecscope.types import Corpus
 
 DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
 METRICS = ["errant", "m2", "gleu", "imeasure", "cleme", "cleme2", "green"]
-N = 150  # sentences of CoNLL-2014 (13 systems x 7 metrics; the pool is forced below)
+N = 75  # sentences of CoNLL-2014 (13 systems x 7 metrics; the pool is forced below)
 
 pytestmark = [pytest.mark.slow, pytest.mark.requires_spacy]
 
@@ -34,10 +34,10 @@ def test_two_processes_equal_one_on_conll14(shared_data: Path, monkeypatch) -> N
     pytest.importorskip("errant")
     one = _results(1, shared_data)
     # the pool forced (the sample is below the one-process threshold), every system in
-    # ranges of 50
+    # three ranges of 25
     monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
-    monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 60)
-    monkeypatch.setattr("gecscope.execution.pool.RANGE_MIN", 50)
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MAX", 30)
+    monkeypatch.setattr("gecscope.execution.pool.RANGE_MIN", 25)
     two = _results(2, shared_data)
     assert len(one) == len(two) == 13 * len(METRICS)
     for a, b in zip(one, two, strict=True):
