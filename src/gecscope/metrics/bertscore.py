@@ -373,6 +373,10 @@ class BERTScorer:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         if threads is not None and threads < 1:
             raise ConfigError(f"threads must be >= 1, got {threads}")
+        from gecscope._optional import require
+
+        require("torch", "sim", "BERTScore")  # also when the encoder is already loaded
+        require("transformers", "sim", "BERTScore")
         path = model if model and model != DEFAULT_MODEL else _default_model_path()
         self.encoder = encoder(path, layer, device, batch_size=batch_size,
                                max_cached_pairs=max_cached_pairs,
