@@ -41,6 +41,7 @@ COVERED = {
     "scribendi": "mean columns",
     "llm_sent": "mean columns",
     "llm_edit": "mean columns",
+    "imeasure": "conll14 (first 80 sentences; every field exactly in test_imeasure_cache.py)",
 }
 
 
@@ -106,6 +107,22 @@ def test_count_metrics_on_conll(conll: tuple[EvalData, dict[str, Hypothesis]], n
     for k, hyp in enumerate(hyps.values()):
         assert_fast_equals_aggregate(metric, metric.sentence_stats(data, hyp), seed=10 + k,
                                      n_samples=4)
+
+
+@pytest.mark.parametrize("options", [{}, {"maximise": "ci", "fix_tie_i": True}], ids=str)
+def test_imeasure_on_conll(conll14: Path, options: dict[str, Any]) -> None:
+    """The I-measure sums each sentence's chosen counts (optimise=sent)."""
+    from gecscope.formats.imeasure_xml import m2_to_gold
+    from gecscope.formats.plain import read_tokens
+    from gecscope.types import Corpus
+
+    corpus = read_m2(conll14 / "official-2014.combined.m2")
+    gold = m2_to_gold(Corpus(corpus.sentences[:80], corpus.path))
+    metric = get_metric("imeasure")(**options)
+    for k, name in enumerate(("AMU", "UFC")):
+        hyps = read_tokens(conll14 / "submissions" / name, expected=len(corpus))[:80]
+        assert_fast_equals_aggregate(metric, metric.sentence_stats_gold(gold, hyps),
+                                     seed=20 + k)
 
 
 def test_cherrant_demo(shared_data: Path) -> None:
