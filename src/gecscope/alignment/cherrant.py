@@ -238,7 +238,12 @@ def _tables(src: Sequence[str], tgt: Sequence[str],
                         tr = cost[i - k][j - k] + k
                         break
                     k += 1
-            best = min(tr, sb, ins, d)
+            # min(tr, sb, ins, d) without the call (10 million cells in MuCGEC dev)
+            best = sb if sb < ins else ins  # noqa: FURB136
+            if d < best:  # noqa: PLR1730
+                best = d
+            if tr < best:  # noqa: PLR1730
+                best = tr
             row.append(best)
             left = best
             steps = _STEPS[sb == best, ins == best, d == best]
