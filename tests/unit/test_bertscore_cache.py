@@ -33,7 +33,8 @@ CANDS = ["He go to school in yesterday .", "He went to school in yesterday .",
          "He went to the school yesterday , he said .", "He went to school yesterday ."]
 
 
-def uncached(pairs: list[tuple[str, str]], **options: object) -> list[tuple[float, ...]]:
+def uncached(pairs: list[tuple[str, str]], **options: object
+             ) -> list[tuple[float, float, float]]:
     """Each pair scored alone by a scorer whose caches hold one entry, cleared first."""
     s = BERTScorer(max_cached_pairs=1, max_cached_bytes=1, **options)  # type: ignore[arg-type]
     out = []
@@ -49,8 +50,8 @@ def test_cached_scores_equal_scores_from_nothing() -> None:
     s = BERTScorer()
     s.clear()
     first = [(c, REF) for c in CANDS[:4]]
-    second = [(c, REF) for c in CANDS] + [(c, OTHER_REF) for c in CANDS[2:6]]
-    third = second[::-1][:6] + [(REF, c) for c in CANDS[:3]]
+    second = [(c, REF) for c in CANDS[2:]] + [(c, OTHER_REF) for c in CANDS[3:6]]
+    third = second[::-1][:4] + [(REF, c) for c in CANDS[:2]]
     got = [s.score(first), s.score(second), s.score(third)]
     assert s.encoder.embeddings and s.encoder.raw  # the caches were used
     for pairs, scores in zip((first, second, third), got, strict=True):
@@ -116,10 +117,12 @@ def test_ptm2_with_shared_caches_equals_uncached(conll14: Path) -> None:
         lines = (conll14 / "submissions" / name).read_text(encoding="utf-8").splitlines()
         hyps[name] = [lines[i].split() for i in idx]
 
+    batch = PTM2Metric.Config().batch_size  # the key PTM2Metric.scorer looks up
+
     def run(scorer: BERTScorer | None) -> list[object]:
         data = EvalData.from_m2(sample)
         if scorer is not None:
-            data.slot(SCORERS, dict)[("", None, "cpu", "auto", 8)] = scorer
+            data.slot(SCORERS, dict)[("", None, "cpu", "auto", batch)] = scorer
         out: list[object] = []
         for name, lines in hyps.items():
             for level in ("sentence", "corpus"):

@@ -367,7 +367,7 @@ class BERTScorer:
     """
 
     def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
-                 batch_size: int = 8, threads: int | None = 1, baseline: str = "none",
+                 batch_size: int = 4, threads: int | None = 1, baseline: str = "none",
                  max_cached_pairs: int = 500_000, max_cached_bytes: int = 1 << 30) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")

@@ -90,7 +90,7 @@ class PTConfig:
     score_type: str = "f"
     baseline: str = "auto"
     device: str = "cpu"
-    batch_size: int = 8
+    batch_size: int = 4
     threads: int = 1
 
     def __post_init__(self) -> None:
