@@ -42,6 +42,7 @@ COVERED = {
     "llm_sent": "mean columns",
     "llm_edit": "mean columns",
     "imeasure": "conll14 (first 80 sentences; every field exactly in test_imeasure_cache.py)",
+    "green": "conll14 (two option sets, every field bit-equal)",
 }
 
 
@@ -123,6 +124,25 @@ def test_imeasure_on_conll(conll14: Path, options: dict[str, Any]) -> None:
         hyps = read_tokens(conll14 / "submissions" / name, expected=len(corpus))[:80]
         assert_fast_equals_aggregate(metric, metric.sentence_stats_gold(gold, hyps),
                                      seed=20 + k)
+
+
+@pytest.mark.parametrize("options", [{}, {"beta": 0.5, "order": 2}], ids=str)
+def test_green_on_conll(conll: tuple[EvalData, dict[str, Hypothesis]],
+                        options: dict[str, Any]) -> None:
+    """GREEN sums each sentence's best-reference counts; every field of every resample must
+    be bit-equal to ``aggregate``'s (not only within 1e-12)."""
+    data, hyps = conll
+    metric = get_metric("green")(**options)
+    for k, hyp in enumerate(hyps.values()):
+        stats = metric.sentence_stats(data, hyp)
+        assert_fast_equals_aggregate(metric, stats, seed=30 + k)
+        idx = np.random.default_rng(40 + k).integers(0, len(stats), size=(4, len(stats)))
+        fast = bootstrap_samples(metric, stats, indices=idx, fields=True)
+        for b, row in enumerate(idx):
+            brute = metric.aggregate([stats[i] for i in row])
+            assert fast["value"][b] == brute.value
+            assert {name: fast[name][b] for name in brute.fields} == {
+                name: float(v) for name, v in brute.fields.items()}
 
 
 def test_cherrant_demo(shared_data: Path) -> None:

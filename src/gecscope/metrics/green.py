@@ -10,8 +10,12 @@ Per order, P = TP / (TP + FP) and R = TP / (TP + FN) (1 when the denominator's s
 with beta = 2. Each sentence is scored against its best reference (highest sentence score,
 the first on ties); the corpus score sums the chosen references' counts per order.
 
+The reference choice depends on the sentence alone, so bootstrap resampling (and MAEGE's corpus
+level) sums each sentence's chosen counts as one fixed row (:class:`GREENRows`) and scores
+the sums with :func:`green_score`, as ``aggregate`` does.
+
 Numbers: equal to gec-metrics 0.1.1's ``GREEN`` (run here on the 13 CoNLL-2014 systems; the
-regression test holds its printed values). Standard library only.
+regression test holds its printed values). Standard library only (numpy for resampling).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import Metric, Score
+from gecscope.stats.fastpath import CountsPath, _np
 
 UNITS = ("word", "char")
 
@@ -131,19 +136,64 @@ class GREENMetric(Metric[GREENStats]):
                 best, best_f = counts, f
         return best
 
+    def corpus_fields(self, total: Sequence[int]) -> dict[str, Any]:
+        """The corpus fields of summed per-order counts: F_beta, P, R and every count."""
+        p, r, f = green_score(total, self.config.beta)
+        fields: dict[str, Any] = {self.headline: f, "P": p, "R": r}
+        for n in range(self.config.order):
+            fields.update({f"TP{n + 1}": total[3 * n], f"FP{n + 1}": total[3 * n + 1],
+                           f"FN{n + 1}": total[3 * n + 2]})
+        return fields
+
+    @property
+    def headline(self) -> str:
+        """The headline field's name (``F2`` by default)."""
+        return f"F{self.config.beta:g}"
+
     def aggregate(self, stats: Sequence[GREENStats]) -> Score:
         width = 3 * self.config.order
         total = [0] * width
         for s in stats:
             for k, v in enumerate(self._best(s)):
                 total[k] += v
-        p, r, f = green_score(total, self.config.beta)
-        fname = f"F{self.config.beta:g}"
-        fields: dict[str, Any] = {fname: f, "P": p, "R": r}
-        for n in range(self.config.order):
-            fields.update({f"TP{n + 1}": total[3 * n], f"FP{n + 1}": total[3 * n + 1],
-                           f"FN{n + 1}": total[3 * n + 2]})
-        return Score(self.name, f, fields, main=fname, display=(fname, "P", "R"))
+        fields = self.corpus_fields(total)
+        fname = self.headline
+        return Score(self.name, fields[fname], fields, main=fname, display=(fname, "P", "R"))
+
+    def resampling(self) -> GREENRows:
+        """Each sentence's best reference is fixed, so a resample sums fixed count rows."""
+        return GREENRows(self)
 
     def sentence_values(self, stats: Sequence[GREENStats]) -> list[float]:
         return [green_score(self._best(s), self.config.beta)[2] for s in stats]
+
+
+class GREENRows(CountsPath):
+    """GREEN's resampling fast path: one candidate per sentence, the counts of its best
+    reference (:meth:`GREENMetric._best`, which does not depend on the other sentences).
+
+    The counts are integers, so their float64 sums are exact (below 2**53); each summed row is
+    turned back into integers and scored by :meth:`GREENMetric.corpus_fields`, the function
+    ``aggregate`` uses, so every field equals ``aggregate``'s bit for bit.
+    """
+
+    def __init__(self, metric: GREENMetric) -> None:
+        self.metric = metric
+
+    def resample_counts(self, stats: Sequence[GREENStats]) -> Any:
+        np = _np()
+        width = 3 * self.metric.config.order
+        rows = [self.metric._best(s) for s in stats]
+        return np.asarray(rows, dtype=np.float64).reshape(len(stats), 1, width)
+
+    def score_counts(self, totals: Any) -> dict[str, Any]:
+        np = _np()
+        t = np.asarray(totals, dtype=np.float64)
+        width = 3 * self.metric.config.order
+        flat = t.reshape(-1, width)
+        cols: dict[str, list[float]] = {name: [] for name in self.metric.corpus_fields([0] * width)}
+        for row in flat.tolist():
+            for name, v in self.metric.corpus_fields([int(x) for x in row]).items():
+                cols[name].append(float(v))
+        return {name: np.asarray(v, dtype=np.float64).reshape(t.shape[:-1])
+                for name, v in cols.items()}
