@@ -1,14 +1,17 @@
 """Validate every offline gecscope metric against GJG15 and SEEDA with WMT-grade statistics
 (issue #34 item 3): the figures of docs/metric-validation.md and its plot.
 
-    python benchmarks/metric_validation.py [--metrics a,b] [--json OUT.json]
-        [--markdown OUT.md] [--plot docs/metric-validation.png]
+    python benchmarks/metric_validation.py [--metrics a,b] [--maege] [--jobs 2]
+        [--json OUT.json] [--markdown OUT.md] [--plot docs/metric-validation.png]
 
 Runs ``gecscope.meta_eval.runner.build_table`` (system correlations with bootstrap intervals,
 soft pairwise accuracy, tie-calibrated acc_eq/tau_eq, significance clusters) on both
 benchmarks, prints the Markdown tables, and draws a metrics x validation-methods heat map
-(matplotlib). Metrics that need a model or an endpoint are skipped with the reason. Prints
-wall and CPU seconds: the whole validation must stay under 10 minutes on the 2-core machine.
+(matplotlib). With ``--maege``, also MAEGE (corpus Pearson/Spearman, chain tau, per NUCLE type,
+each with a bootstrap interval) on CoNLL-2014's M2 with alternatives, for every metric; the
+JSON then carries those figures too. Metrics that need a model or an endpoint are skipped with
+the reason. Prints wall and CPU seconds, per task and in all: the whole validation must stay
+under 10 minutes on the 2-core machine.
 """
 
 from __future__ import annotations
@@ -86,10 +89,13 @@ def plot(result: Any, path: Path) -> None:
     plt.close(fig)
 
 
-# Expected CPU seconds per task (the 2026-11-27 runs), to start the longest first.
-COST = {"pterrant": 290, "usim": 165, "ptm2": 74, "imeasure": 48, "errant": 31, "green": 17,
-        "gotoscorer": 12, "m2": 9, "gleu": 8, "cleme": 4, "cleme2": 2}
-MAEGE_COST = {"imeasure": 122}
+# Expected CPU seconds per task, table + MAEGE (measured 2026-11-27 after the caches of #34),
+# to start the longest first. Metrics of one family run in one task, one after the other, so
+# that they share the process's caches (pterrant and ptm2: one BERTScore encoder and its
+# embeddings; a metric's table and its MAEGE: USIM's parses, the I-measure's sentence cache).
+COST = {"usim": 320, "pterrant+ptm2": 280, "imeasure": 160, "cleme": 90, "errant": 55,
+        "gleu": 30, "green": 30, "m2": 20, "gotoscorer": 20, "cleme2": 8}
+FAMILIES: tuple[tuple[str, ...], ...] = (("pterrant", "ptm2"),)
 _BENCHES: list[Any] = []
 
 
@@ -104,33 +110,38 @@ def _benches(data: Path) -> list[Any]:
     return _BENCHES
 
 
-def table_task(data: Path, name: str, permutations: int, resamples: int,
-               verbose: bool) -> tuple[Any, float]:
-    """One metric's rows (scores, correlations, SPA, tie calibration) and its CPU seconds."""
-    from _clock import cpu_seconds
-
-    from gecscope.meta_eval.runner import build_table
-
-    c0 = cpu_seconds()
-    res = build_table(_benches(data), [name], permutations=permutations, resamples=resamples,
-                      progress=(lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))
-                      if verbose else None)
-    return res, cpu_seconds() - c0
+def _progress(verbose: bool) -> Any:
+    return (lambda msg: print(f"  {msg}", file=sys.stderr, flush=True)) if verbose else None
 
 
-def maege_task(m2: Path, name: str, verbose: bool) -> tuple[Any, float]:
-    """One metric's MAEGE result and its CPU seconds."""
+def metric_task(data: Path, names: tuple[str, ...], maege: tuple[str, ...], permutations: int,
+                resamples: int, verbose: bool) -> dict[tuple[str, str], tuple[Any, float]]:
+    """The table rows (scores, correlations, SPA, tie calibration) of every metric of
+    ``names``, then MAEGE for those in ``maege``, in one process; per part its result (an
+    exception for a failed MAEGE) and its CPU seconds."""
     from _clock import cpu_seconds
 
     from gecscope.meta_eval.maege import run_maege
+    from gecscope.meta_eval.runner import build_table
 
-    c0 = cpu_seconds()
-    try:
-        [res] = run_maege(m2, [name], progress=(lambda msg: print(
-            f"  {msg}", file=sys.stderr, flush=True)) if verbose else None)
-    except Exception as exc:  # noqa: BLE001 - raised again unless the table skipped it too
-        return exc, cpu_seconds() - c0
-    return res, cpu_seconds() - c0
+    out: dict[tuple[str, str], tuple[Any, float]] = {}
+    for name in names:
+        c0 = cpu_seconds()
+        res = build_table(_benches(data), [name], permutations=permutations,
+                          resamples=resamples, progress=_progress(verbose))
+        out[("table", name)] = (res, cpu_seconds() - c0)
+    withalt = data / "conll14" / "official-2014.combined-withalt.m2"
+    for name in names:
+        if name not in maege or name in out[("table", name)][0].skipped:
+            continue  # a metric without its model is skipped by the table, with the reason
+        c0 = cpu_seconds()
+        try:
+            [m] = run_maege(str(withalt), [name], progress=_progress(verbose))
+        except Exception as exc:  # noqa: BLE001 - raised by the driver
+            out[("maege", name)] = (exc, cpu_seconds() - c0)
+            continue
+        out[("maege", name)] = (m, cpu_seconds() - c0)
+    return out
 
 
 def merge(parts: list[Any], permutations: int, resamples: int) -> Any:
@@ -159,57 +170,51 @@ def main() -> int:
     ap.add_argument("--maege", action="store_true",
                     help="add MAEGE columns (corpus Spearman, chain tau on CoNLL-2014's M2 "
                          "with alternatives) when gecscope.meta_eval.maege is installed")
-    ap.add_argument("--maege-skip", default="usim,pterrant,ptm2",
-                    help="metrics left out of MAEGE (slow: ~5 CPU minutes each)")
+    ap.add_argument("--maege-skip", default="",
+                    help="comma-separated metrics left out of MAEGE (default: none)")
     ap.add_argument("--jobs", type=int, default=2,
-                    help="worker processes, each scoring one metric (on one benchmark pair, "
-                         "or its MAEGE lattice) at a time, longest first; the figures are "
-                         "those of --jobs 1 (every task runs the one-process code path)")
+                    help="worker processes, each running one metric family at a time (its "
+                         "tables, then its MAEGE), longest first; the figures are those of "
+                         "--jobs 1 (every task runs the one-process code path)")
     args = ap.parse_args()
 
     from gecscope.registry import list_metrics
 
     metrics = [m for m in args.metrics.split(",") if m] or list_metrics()
-    withalt = args.data / "conll14" / "official-2014.combined-withalt.m2"
     skip = set(args.maege_skip.split(","))
-    maege_metrics = [m for m in metrics if m not in skip] if args.maege else []
-    tasks = [("table", m) for m in metrics] + [("maege", m) for m in maege_metrics]
-    cost = {("table", m): COST.get(m, 1) for m in metrics}
-    cost.update({("maege", m): MAEGE_COST.get(m, 40) for m in maege_metrics})
+    maege_set = tuple(m for m in metrics if m not in skip) if args.maege else ()
+    families: list[tuple[str, ...]] = []
+    for fam in FAMILIES:
+        members = tuple(m for m in fam if m in metrics)
+        if members:
+            families.append(members)
+    grouped = {m for fam in families for m in fam}
+    families += [(m,) for m in metrics if m not in grouped]
+    families.sort(key=lambda f: -COST.get("+".join(f), 1))
     done: dict[tuple[str, str], tuple[Any, float]] = {}
     verbose = True
 
-    def run(task: tuple[str, str]) -> tuple[Any, float]:
-        kind, name = task
-        if kind == "table":
-            return table_task(args.data, name, args.permutations, args.resamples, verbose)
-        return maege_task(withalt, name, verbose)
-
     with Clock() as total:
         if args.jobs == 1:
-            for task in tasks:
-                done[task] = run(task)
+            for fam in families:
+                done.update(metric_task(args.data, fam, maege_set, args.permutations,
+                                        args.resamples, verbose))
         else:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(max_workers=args.jobs or None,
                                      mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {}
-                for kind, name in sorted(tasks, key=lambda t: -cost[t]):
-                    if kind == "table":
-                        fut = pool.submit(table_task, args.data, name, args.permutations,
-                                          args.resamples, verbose)
-                    else:
-                        fut = pool.submit(maege_task, withalt, name, verbose)
-                    futures[(kind, name)] = fut
-                for task, fut in futures.items():
-                    done[task] = fut.result()
+                futures = [pool.submit(metric_task, args.data, fam, maege_set,
+                                       args.permutations, args.resamples, verbose)
+                           for fam in families]
+                for fut in futures:
+                    done.update(fut.result())
         result = merge([done[("table", m)][0] for m in metrics], args.permutations,
                        args.resamples)
-    # as before: MAEGE only for the metrics the table ran (a metric without its model is
-    # skipped there with the reason); any other MAEGE failure stops the run
-    maege_metrics = [m for m in maege_metrics if m not in result.skipped]
+    # MAEGE ran for the metrics the table ran (a metric without its model is skipped there
+    # with the reason); any other MAEGE failure stops the run
+    maege_metrics = [m for m in metrics if ("maege", m) in done]
     for name in maege_metrics:
         res = done[("maege", name)][0]
         if isinstance(res, Exception):
@@ -231,7 +236,11 @@ def main() -> int:
     if args.json:
         from gecscope.cli._common import dump_json
 
-        args.json.write_text(dump_json(result.as_dict()), encoding="utf-8")
+        doc = result.as_dict()
+        doc["maege"] = {name: MAEGE[name].as_dict() for name in MAEGE}
+        doc["cpu_seconds"] = {f"{kind}:{name}": round(sec, 1)
+                              for (kind, name), (_, sec) in done.items()}
+        args.json.write_text(dump_json(doc), encoding="utf-8")
     if args.plot:
         try:
             plot(result, args.plot)
@@ -240,7 +249,7 @@ def main() -> int:
             print(f"no plot: {exc}")
     print(json.dumps({name: round(sec, 1) for name, sec in result.seconds.items()}))
     print("CPU seconds per task: " + json.dumps(
-        {f"{kind}:{name}": round(done[(kind, name)][1], 1) for kind, name in tasks}))
+        {f"{kind}:{name}": round(sec, 1) for (kind, name), (_, sec) in done.items()}))
     print(f"whole validation ({len(metrics)} metrics, {len(result.skipped)} skipped"
           f"{f'; MAEGE for {len(maege_metrics)}' if args.maege else '; without MAEGE'}; "
           f"{args.jobs} job(s)): {total}")
