@@ -209,7 +209,8 @@ def test_both_draws_estimate_the_exact_permutation_p_value() -> None:
     assert 0.02 < exact < 0.2  # a case where the estimate is informative
 
     def out(good: list[int]) -> PairOutcomes:
-        return PairOutcomes(sum(good) / len(good), 0.0, tuple(sizes), bytes(good))
+        return PairOutcomes(sum(good) / len(good), 0.0, tuple("ABCD"),
+                            tuple((1 << n) - 1 for n in sizes), bytes(good))
 
     for test, rng, k in (("sign", np.random.default_rng(1), 20000),
                          ("mt-metrics-eval", np.random.RandomState(1), 4000)):
@@ -221,8 +222,8 @@ def test_both_draws_estimate_the_exact_permutation_p_value() -> None:
 
 
 def test_paired_test_refuses_different_pairs() -> None:
-    a = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0, 1]))
-    b = PairOutcomes(0.5, 0.0, (2, 2), bytes([1, 0]))
+    a = PairOutcomes(0.5, 0.0, ("A", "B", "C"), (0b111,), bytes([1, 0, 1]))
+    b = PairOutcomes(0.5, 0.0, ("A", "B", "C"), (0b11, 0b11), bytes([1, 0]))
     with pytest.raises(ConfigError, match="different pairs"):
         calibrated_sig_diff(a, b, rng=np.random.default_rng(0))
     with pytest.raises(ConfigError, match="sentence test"):
@@ -304,13 +305,13 @@ def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
 
 
 def test_tampered_pair_outcomes_are_refused() -> None:
-    ok = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0, 1]))
-    short = PairOutcomes(0.5, 0.0, (3,), bytes([1, 0]))
+    ok = PairOutcomes(0.5, 0.0, ("A", "B", "C"), (0b111,), bytes([1, 0, 1]))
+    short = PairOutcomes(0.5, 0.0, ("A", "B", "C"), (0b111,), bytes([1, 0]))
     with pytest.raises(ConfigError, match="different pairs"):
         calibrated_sig_diff(ok, short, rng=np.random.default_rng(0))
     with pytest.raises(ConfigError, match="item sizes"):
         calibrated_sig_diff(short, short, rng=np.random.default_rng(0))
-    two = PairOutcomes(0.5, 0.0, (3,), bytes([1, 2, 1]))
+    two = PairOutcomes(0.5, 0.0, ("A", "B", "C"), (0b111,), bytes([1, 2, 1]))
     with pytest.raises(ConfigError, match="0 or 1"):
         calibrated_sig_diff(ok, two, rng=np.random.default_rng(0))
 
@@ -337,4 +338,70 @@ def test_metric_with_missing_scores_is_left_out_of_the_clusters(seeda: dict[str,
     left = result.settings["sentence_clusters_excluded"]
     assert left["seeda/sent"]["metrics"] == ["Sentholed"]  # type: ignore[index]
     text = "\n".join(render_wmt_sections(result))
-    assert "Not clustered (sentence scores missing" in text and "`Sentholed`" in text
+    assert "Not clustered (scored on different (sentence, system) cells" in text
+    assert "`Sentholed`" in text
+
+
+def _three_items() -> list[types.SimpleNamespace]:
+    return [types.SimpleNamespace(sentence=k, ranks={"A": 1, "B": 2, "C": 3}) for k in range(3)]
+
+
+def test_same_item_sizes_but_different_pairs_are_refused() -> None:
+    """X lacks system A on sentence 0, Y lacks system C there: both compare 2, 3 and 3
+    systems (same sizes, same pair count) but sentence 0's pair is B-C for X and A-B for Y.
+    Swapping verdicts between those non-corresponding pairs gave a p-value with exit 0; the
+    paired test must refuse, and build the clusters only from metrics on the same pairs."""
+    nan = math.nan
+    items: Any = _three_items()
+    x = {"A": [nan, 3, 3], "B": [2, 2, 2], "C": [1, 1, 1]}
+    y = {"A": [3, 3, 3], "B": [2, 2, 2], "C": [nan, 1, 1]}
+    ox = tie_calibrated_agreement(items, x, ["A", "B", "C"], resamples=1).outcomes
+    oy = tie_calibrated_agreement(items, y, ["A", "B", "C"], resamples=1).outcomes
+    assert ox is not None and oy is not None
+    assert ox.sizes == oy.sizes == (2, 3, 3) and ox.pairs == oy.pairs == 7
+    assert ox.cells == (0b110, 0b111, 0b111) and oy.cells == (0b011, 0b111, 0b111)
+    with pytest.raises(ConfigError, match="different pairs"):
+        calibrated_sig_diff(ox, oy, rng=np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="different pairs"):
+        compare_calibrated({"X": ox, "Y": oy}, params=PermutationParams(20))
+    # the same cells in another system order are other pairs too
+    oz = tie_calibrated_agreement(items, y, ["C", "B", "A"], resamples=1).outcomes
+    assert oz is not None and oz.sizes == oy.sizes
+    with pytest.raises(ConfigError, match="different pairs"):
+        calibrated_sig_diff(oy, oz, rng=np.random.default_rng(0))
+
+
+def test_cluster_group_has_the_most_pairs_and_an_accurate_note() -> None:
+    """Two incomplete metrics with the same hole (7 pairs) against one complete metric
+    (9 pairs): the complete one is clustered, though the other group has more metrics, and
+    the note names the incomplete ones with their pair counts. Equal pair counts (X's hole
+    vs Y's hole): the group with more metrics wins, then the first by name."""
+    nan = math.nan
+    items: Any = _three_items()
+    tables = {
+        "SentX": {"A": [nan, 3, 3], "B": [2, 2, 2], "C": [1, 1, 1]},
+        "SentX2": {"A": [nan, 1, 3], "B": [2, 2, 2], "C": [1, 3, 1]},
+        "SentFull": {"A": [3, 1, 3], "B": [2, 2, 2], "C": [1, 3, 1]},
+        "SentY": {"A": [3, 3, 3], "B": [2, 2, 2], "C": [nan, 1, 1]},
+    }
+
+    def run(labels: list[str]) -> TableResult:
+        rows = [MetricRow(m, kind="sentence", calibrated={"b": {"sent": tie_calibrated_agreement(
+            items, tables[m], ["A", "B", "C"], resamples=1)}}) for m in labels]
+        result = TableResult(rows, {}, {}, {})
+        add_wmt_statistics(result, permutations=20, resamples=5)
+        return result
+
+    result = run(["SentX", "SentX2", "SentFull"])
+    assert result.sentence_rankings["b"]["sent"].labels == ("SentFull",)
+    note = result.settings["sentence_clusters_excluded"]["b/sent"]  # type: ignore[index]
+    assert note["metrics"] == ["SentX", "SentX2"]
+    assert note["pairs"] == {"SentX": 7, "SentX2": 7} and note["clustered_pairs"] == 9
+    text = "\n".join(render_wmt_sections(result))
+    assert "the group with the most pairs, 9, is clustered): `SentX` (7 pairs)" in text
+    # 7 pairs each: two metrics beat one, then the first by sorted names
+    ranked = run(["SentY", "SentX", "SentX2"]).sentence_rankings["b"]["sent"]
+    assert set(ranked.labels) == {"SentX", "SentX2"}
+    ranked = run(["SentY", "SentX"]).sentence_rankings["b"]["sent"]
+    assert ranked.labels == ("SentX",)
+    assert run(["SentX"]).settings.get("sentence_clusters_excluded") is None

@@ -342,24 +342,16 @@ def add_wmt_statistics(result: TableResult, *, permutations: int = 1000,
             for level, cal in levels.items():
                 if cal.outcomes is not None:
                     verdicts.setdefault((bench, level), {})[row.label] = cal.outcomes
-    excluded: dict[str, list[str]] = {}
+    excluded: dict[str, dict[str, object]] = {}
     for (bench, level), outcomes in verdicts.items():
-        # a paired test needs the same pairs: a metric with a missing (NaN) sentence score
-        # drops pairs; the largest group of metrics judged on the same pairs is clustered
-        groups: dict[tuple[int, ...], list[str]] = {}
-        for label, o in outcomes.items():
-            groups.setdefault(o.sizes, []).append(label)
-        keep = max(groups.values(), key=len)
-        if len(keep) < len(outcomes):
-            excluded[f"{bench}/{level}"] = [m for m in outcomes if m not in keep]
+        keep, note = _sentence_cluster_group(outcomes)
+        if note is not None:
+            excluded[f"{bench}/{level}"] = note
         result.sentence_rankings.setdefault(bench, {})[level] = compare_calibrated(
             {m: outcomes[m] for m in keep}, alpha=alpha, seed=seed, params=params,
             test=sentence_test)
     if excluded:
-        result.settings["sentence_clusters_excluded"] = {
-            key: {"metrics": labels, "reason": "sentence scores missing (NaN) on judged "
-                  "sentences where the other metrics have one: not the same pairs"}
-            for key, labels in excluded.items()}
+        result.settings["sentence_clusters_excluded"] = excluded
     for bench in dict.fromkeys(b for row in result.rows for b in row.correlations):
         keys = dict.fromkeys(k for row in result.rows for k in row.correlations.get(bench, {}))
         for key in keys:
@@ -449,6 +441,31 @@ LEVEL_TITLES = {"rank": "judges' rankings", "sent": "SEEDA-S, sentence-level ran
                 "edit": "SEEDA-E, edit-level rankings"}
 
 
+def _sentence_cluster_group(outcomes: Mapping[str, PairOutcomes]
+                            ) -> tuple[list[str], dict[str, object] | None]:
+    """The metrics whose acc_eq verdicts are clustered, and a note on the others (None when
+    none is left out). A paired test needs the same pairs, i.e. the same scored (ranking item,
+    system) cells (:attr:`PairOutcomes.pair_set`): a NaN sentence score drops pairs. Of the
+    groups judged on the same pairs, the one with the most pairs is kept (then the one with
+    more metrics, then the first by sorted names), so a complete metric is never left out for
+    several incomplete ones."""
+    groups: dict[object, list[str]] = {}
+    for label, o in outcomes.items():
+        groups.setdefault(o.pair_set, []).append(label)
+    keep = min(groups.values(),
+               key=lambda g: (-outcomes[g[0]].pairs, -len(g), sorted(g)))
+    if len(keep) == len(outcomes):
+        return keep, None
+    left = [m for m in outcomes if m not in keep]
+    pairs = outcomes[keep[0]].pairs
+    return keep, {
+        "metrics": left, "clustered_pairs": pairs,
+        "pairs": {m: outcomes[m].pairs for m in left},
+        "reason": (f"scored on different (judged sentence, system) cells than the clustered "
+                   f"metrics (a NaN sentence score on one side), so not the same pairs; the "
+                   f"group with the most pairs ({pairs}) is clustered")}
+
+
 def render_wmt_sections(result: TableResult) -> list[str]:
     """Markdown: one table per benchmark and human ranking, rows in significance-cluster order,
     then one table per benchmark and judgment file of the ``SentX`` rows in acc_eq cluster
@@ -521,9 +538,14 @@ def render_wmt_sections(result: TableResult) -> list[str]:
             lines.append("")
             left_out = s.get("sentence_clusters_excluded", {})
             if isinstance(left_out, dict) and f"{bench}/{level}" in left_out:
-                names = ", ".join(f"`{m}`" for m in left_out[f"{bench}/{level}"]["metrics"])
-                lines += [("Not clustered (sentence scores missing where the others have "
-                           f"one, so not the same pairs): {names}."), ""]
+                note = left_out[f"{bench}/{level}"]
+                counts = note.get("pairs", {})
+                names = ", ".join(f"`{m}` ({counts[m]} pairs)" if m in counts else f"`{m}`"
+                                  for m in note["metrics"])
+                lines += [("Not clustered (scored on different (sentence, system) cells than "
+                           "the clustered metrics, so not the same pairs; the group with the "
+                           f"most pairs, {note.get('clustered_pairs', '?')}, is clustered): "
+                           f"{names}."), ""]
     return lines
 
 

@@ -173,32 +173,51 @@ def calibrate(pairs: Pairs, variant: str = "acc_eq") -> Calibration:
 class PairOutcomes:
     """A metric's verdict on every compared pair at its calibrated acc_eq threshold: 1 where
     acc_eq counts the pair (concordant, or tied by both), else 0 (``good``, one byte a pair),
-    for the paired tests between metrics (:func:`compare_calibrated`). ``sizes`` are the
-    systems compared per ranking item in file order; the pairs are listed item by item, ``i <
-    j`` in system order (:func:`enumerate_pairs`), so the sizes place every pair."""
+    for the paired tests between metrics (:func:`compare_calibrated`). ``cells`` says which
+    systems were compared in each ranking item (file order): bit ``k`` of ``cells[i]`` is set
+    when item ``i`` ranks ``systems[k]`` and the metric scored it. The pairs are listed item
+    by item, ``i < j`` in system order (:func:`enumerate_pairs`), so ``systems`` and ``cells``
+    identify every pair; two metrics are judged on the same pairs exactly when both are equal
+    (the item sizes alone are not enough: a missing score for system A or for system C
+    leaves the same number of pairs, but different ones)."""
 
     value: float
     epsilon: float
-    sizes: tuple[int, ...]
+    systems: tuple[str, ...]
+    cells: tuple[int, ...]
     good: bytes
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Systems compared per item."""
+        return tuple(c.bit_count() for c in self.cells)
+
+    @property
+    def pair_set(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """What identifies the compared pairs (equal for two metrics judged on the same pairs)."""
+        return self.systems, self.cells
 
     @property
     def pairs(self) -> int:
         return len(self.good)
 
 
-def pair_outcomes(sizes: Sequence[int], pairs: Pairs, calibration: Calibration) -> PairOutcomes:
+def pair_outcomes(systems: Sequence[str], cells: Sequence[int], pairs: Pairs,
+                  calibration: Calibration) -> PairOutcomes:
     """The acc_eq verdicts of ``pairs`` at ``calibration``'s threshold (see
-    :class:`PairOutcomes`); ``sizes`` are the compared systems per item."""
+    :class:`PairOutcomes`); ``cells`` are the per-item bitmaps of the compared ``systems``."""
     if calibration.variant != "acc_eq":
         raise ConfigError(f"pair outcomes are defined for acc_eq, got {calibration.variant!r}")
-    if sum(n * (n - 1) // 2 for n in sizes) != len(pairs):
+    if any(c < 0 or c >> len(systems) for c in cells):
+        raise ConfigError(f"cell bitmaps name systems beyond the {len(systems)} given")
+    expected = sum(n * (n - 1) // 2 for n in (c.bit_count() for c in cells))
+    if expected != len(pairs):
         raise ConfigError(f"{len(pairs)} pairs do not match the item sizes "
-                          f"({sum(n * (n - 1) // 2 for n in sizes)} pairs)")
+                          f"({expected} pairs)")
     eps = calibration.epsilon
     good = bytes(int((t if d <= eps else c) in (CON, TIE_BOTH))
                  for d, c, t in zip(pairs.diff, pairs.code, pairs.tie_code, strict=True))
-    return PairOutcomes(calibration.value, eps, tuple(sizes), good)
+    return PairOutcomes(calibration.value, eps, tuple(systems), tuple(cells), good)
 
 
 @dataclass(frozen=True)
@@ -273,13 +292,14 @@ def tie_calibrated_agreement(judgments: Judgments,
     pairs = enumerate_pairs(human, metric)
     acc = calibrate(pairs, "acc_eq")
     tau = calibrate(pairs, "tau_eq")
-    sizes = [sum(h is not None and m is not None for h, m in zip(hrow, mrow, strict=True))
+    cells = [sum(1 << k for k, (h, m) in enumerate(zip(hrow, mrow, strict=True))
+                 if h is not None and m is not None)
              for hrow, mrow in zip(human, metric, strict=True)]
     return TieCalibrated(acc.value, acc.epsilon, tau.value, tau.epsilon,
                          len(acc.group_values), len(pairs),
                          mean_interval(acc.group_values, resamples=resamples, seed=seed),
                          mean_interval(tau.group_values, resamples=resamples, seed=seed),
-                         pair_outcomes(sizes, pairs, acc))
+                         pair_outcomes(list(dict.fromkeys(systems)), cells, pairs, acc))
 
 
 
@@ -416,9 +436,10 @@ def calibrated_sig_diff(worse: PairOutcomes, better: PairOutcomes, *, rng: Any,
     if test not in SENTENCE_TESTS:
         raise ConfigError(f"sentence test must be one of {', '.join(SENTENCE_TESTS)}, "
                           f"got {test!r}")
-    if worse.sizes != better.sizes or worse.pairs != better.pairs:
-        raise ConfigError("the two metrics were judged on different pairs (a metric score is "
-                          "missing somewhere); a paired test needs the same pairs")
+    if worse.pair_set != better.pair_set or worse.pairs != better.pairs:
+        raise ConfigError("the two metrics were judged on different pairs (they scored "
+                          "different (ranking item, system) cells, or list the systems in a "
+                          "different order); a paired test needs the same pairs")
     p = params or PermutationParams()
     lay = _layout(tuple(worse.sizes))
     if len(lay.item) != worse.pairs:
