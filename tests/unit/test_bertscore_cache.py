@@ -5,7 +5,8 @@ CPU budget).
 scores for every scorer of the process with the same model files, layer, device and limits.
 These tests compare cached results with the same pairs scored from nothing (cleared caches of
 one entry), one pair per call, and tamper with what must keep entries apart: another layer,
-a baseline, a model changed at the same path.
+a baseline, another torch thread count, a model changed at the same path; and with a pair
+cache that overflows in the middle of a call.
 """
 
 from __future__ import annotations
@@ -60,6 +61,59 @@ def test_cached_scores_equal_scores_from_nothing() -> None:
     small = BERTScorer(max_cached_pairs=1, max_cached_bytes=40_000)
     small.clear()
     assert [small.score(p) for p in (first, second, third)] == got
+
+
+def test_pair_cache_overflow_keeps_the_pairs_found_before_it_was_cleared() -> None:
+    """A call whose new pairs overflow the pair cache clears it; the pair it found cached
+    before must still be answered (it was a KeyError), with the numbers of a fresh score."""
+    s = BERTScorer(max_cached_pairs=2)
+    s.clear()
+    pairs = [("a b c", "a b d"), ("x y", "x z"), ("p q", "p r")]
+    first = s.score(pairs[:1])
+    got = s.score(pairs)
+    assert got[0] == first[0] and got == uncached(pairs)
+
+
+def test_thread_counts_do_not_share_entries() -> None:
+    """Embeddings round differently with 1 and 2 torch threads: scorers with threads=2 and
+    with ``None`` (torch's own setting, here 2) first fill the caches, then threads=1 scores
+    the same pairs and must equal a fresh threads=1 score; the entries are kept apart by the
+    thread count actually used."""
+    import torch
+
+    long = ("In my opinion , the government should spend more money on public transport "
+            "because it is cheaper and it causes less pollution than cars which are used by "
+            "most people every day .")  # short sentences round alike with 1 and 2 threads
+    refs = [long, long.replace("cars", "private cars")]
+    cands = [long.replace(" is ", " are "), long.replace("the government", "goverment"), REF]
+    pairs = [(c, r) for c in cands for r in refs]
+    expect = uncached(pairs)
+    one, two, unset = BERTScorer(threads=1), BERTScorer(threads=2), BERTScorer(threads=None)
+    one.clear()
+    with_two = two.score(pairs)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert unset.score(pairs) == with_two
+    finally:
+        torch.set_num_threads(before)
+    assert {k[0] for k in one.encoder.raw} == {2}
+    assert {k[0] for k in one.encoder.embeddings} == {2}
+    assert one.score(pairs) == expect
+    assert {k[0] for k in one.encoder.raw} == {1, 2}
+    assert with_two != expect  # else this test could not tell the entries apart
+
+
+def test_an_encoder_dropped_from_the_registry_is_not_loaded_twice() -> None:
+    """More encoders than MAX_ENCODERS: the first one leaves the registry while its scorer
+    still holds it; a new scorer with the same settings gets that same encoder back."""
+    from gecscope.metrics import bertscore
+
+    first = BERTScorer(max_cached_pairs=7)
+    for i in range(bertscore.MAX_ENCODERS):
+        BERTScorer(max_cached_pairs=8 + i)
+    assert all(e is not first.encoder for e in bertscore._ENCODERS.values())
+    assert BERTScorer(max_cached_pairs=7).encoder is first.encoder
 
 
 def test_layers_and_baselines_do_not_share_entries() -> None:

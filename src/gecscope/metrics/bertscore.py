@@ -37,6 +37,7 @@ Needs the ``sim`` extra (torch, transformers; all-MiniLM-L6-v2 as the default en
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,9 @@ BASELINES: dict[str, tuple[tuple[float, float, float], ...]] = {
 }
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: Most tokenised texts an :class:`Encoder` keeps (about 1 KB each with the dict overhead:
+#: ~200 MB), whatever ``max_cached_pairs``; the cache is cleared when full.
+MAX_CACHED_TEXTS = 200_000
 COMPONENTS = {"p": 0, "r": 1, "f": 2}
 Score3 = tuple[float, float, float]
 TokenIds = tuple[int, ...]
@@ -151,7 +155,8 @@ class Encoder:
     (not rescaled) P, R, F of each pair of token ids.
 
     One per process for each model directory (and its files), layer, device and cache limits
-    (:func:`encoder`), shared by every :class:`BERTScorer` on it: PT-ERRANT and PT-M2, every
+    (:func:`encoder`; the embedding and pair caches are keyed by the torch thread count too,
+    see :meth:`raw_scores`), shared by every :class:`BERTScorer` on it: PT-ERRANT and PT-M2, every
     system of a benchmark, GJG15 and SEEDA (the same CoNLL-2014 references), the MAEGE
     lattice. Caching is exact: embeddings are computed in equal-length batches without padding,
     so an embedding does not depend on its batch, and a pair's P, R, F depend only on the two
@@ -200,9 +205,10 @@ class Encoder:
         self.max_cached_pairs = max_cached_pairs
         self.max_cached_bytes = max_cached_bytes
         self.ids: dict[str, TokenIds] = {}
-        self.embeddings: dict[TokenIds, Any] = {}
+        #: by (torch threads, token ids) and (torch threads, candidate ids, reference ids)
+        self.embeddings: dict[tuple[int, TokenIds], Any] = {}
         self.embedded_bytes = 0
-        self.raw: dict[tuple[TokenIds, TokenIds], Score3] = {}
+        self.raw: dict[tuple[int, TokenIds, TokenIds], Score3] = {}
 
     def _truncate(self, n_layers: int) -> None:
         """Drop the layers above the one used (as bert-score does): same states, less work."""
@@ -229,7 +235,7 @@ class Encoder:
             if self._prefix_space:
                 kwargs["add_prefix_space"] = True
             ids = tuple(int(i) for i in self.tokenizer.encode(sentence.strip(), **kwargs))
-            if len(self.ids) >= 4 * self.max_cached_pairs:
+            if len(self.ids) >= min(4 * self.max_cached_pairs, MAX_CACHED_TEXTS):
                 self.ids.clear()
             self.ids[sentence] = ids
         return ids
@@ -263,17 +269,18 @@ class Encoder:
                     out[ids] = emb
         return out
 
-    def _keep(self, embs: dict[TokenIds, Any], keys: Sequence[TokenIds]) -> None:
-        """Cache the embeddings of ``keys`` (copies, not views of their batch), clearing the
-        cache first when they would not fit under ``max_cached_bytes``."""
-        new = [k for k in keys if k in embs and k not in self.embeddings]
+    def _keep(self, threads: int, embs: dict[TokenIds, Any], keys: Sequence[TokenIds]) -> None:
+        """Cache the embeddings of ``keys`` made with ``threads`` torch threads (copies, not
+        views of their batch), clearing the cache first when they would not fit under
+        ``max_cached_bytes``."""
+        new = [k for k in keys if k in embs and (threads, k) not in self.embeddings]
         size = sum(embs[k].numel() * embs[k].element_size() for k in new)
         if self.embedded_bytes + size > self.max_cached_bytes:
             self.embeddings.clear()
             self.embedded_bytes = 0
         if size <= self.max_cached_bytes:
             for k in new:
-                self.embeddings[k] = embs[k].clone()
+                self.embeddings[(threads, k)] = embs[k].clone()
             self.embedded_bytes += size
 
     def weights(self, ids: TokenIds) -> Any:
@@ -289,20 +296,27 @@ class Encoder:
 
     def raw_scores(self, keyed: Sequence[tuple[TokenIds, TokenIds]],
                    threads: int | None) -> list[Score3]:
-        """Not rescaled (P, R, F) of each (candidate ids, reference ids) pair."""
+        """Not rescaled (P, R, F) of each (candidate ids, reference ids) pair.
+
+        The caches are keyed by the torch thread count actually used (``threads``, or torch's
+        own setting for ``None``): the encoder's matrix products round differently with
+        another count (measured: 28 of 35 embeddings differ in the last bits between 1 and 2
+        threads), so entries made with one count are never served to another."""
         from gecscope._optional import torch_threads
 
         torch = self.torch
-        missing = [k for k in dict.fromkeys(keyed) if k not in self.raw]
-        if not missing:
-            return [self.raw[k] for k in keyed]
-        refs = list(dict.fromkeys(r for _, r in missing))
-        new: dict[tuple[TokenIds, TokenIds], Score3] = {}
         with torch_threads(threads), torch.no_grad():
+            n = int(torch.get_num_threads())
+            found = {k: self.raw[(n, *k)] for k in dict.fromkeys(keyed) if (n, *k) in self.raw}
+            missing = [k for k in dict.fromkeys(keyed) if k not in found]
+            if not missing:
+                return [found[k] for k in keyed]
+            refs = list(dict.fromkeys(r for _, r in missing))
+            new: dict[tuple[TokenIds, TokenIds], Score3] = {}
             needed = dict.fromkeys(i for k in missing for i in k)
-            embs = {i: self.embeddings[i] for i in needed if i in self.embeddings}
+            embs = {i: self.embeddings[(n, i)] for i in needed if (n, i) in self.embeddings}
             embs.update(self.embed([i for i in needed if i not in embs]))
-            self._keep(embs, refs)  # may clear the cache: look up in embs only from here
+            self._keep(n, embs, refs)  # may clear the cache: look up in embs only from here
             weights: dict[TokenIds, Any] = {}
             for cand, ref in missing:
                 for ids in (cand, ref):
@@ -314,10 +328,10 @@ class Encoder:
                     continue
                 new[(cand, ref)] = self._greedy(embs[cand], embs[ref], wc, wr)
         if len(self.raw) + len(new) > self.max_cached_pairs:
-            self.raw.clear()
+            self.raw.clear()  # may drop entries in ``found``: answer from the local dicts only
         if len(new) <= self.max_cached_pairs:
-            self.raw.update(new)
-        return [new[k] if k in new else self.raw[k] for k in keyed]
+            self.raw.update(((n, *k), v) for k, v in new.items())
+        return [new[k] if k in new else found[k] for k in keyed]
 
     def _greedy(self, ec: Any, er: Any, wc: Any, wr: Any) -> Score3:
         torch = self.torch
@@ -335,6 +349,9 @@ class Encoder:
 #: oldest is dropped when there are more than :data:`MAX_ENCODERS` (its scorers keep it).
 _ENCODERS: dict[tuple[Any, ...], Encoder] = {}
 MAX_ENCODERS = 4
+#: Every encoder still alive (held by :data:`_ENCODERS` or by a scorer), so that one dropped
+#: from :data:`_ENCODERS` while a scorer still uses it is found again, not loaded a second time.
+_LIVE: weakref.WeakValueDictionary[tuple[Any, ...], Encoder] = weakref.WeakValueDictionary()
 
 
 def encoder(path: str, layer: int | None, device: str, *, batch_size: int,
@@ -344,8 +361,11 @@ def encoder(path: str, layer: int | None, device: str, *, batch_size: int,
            max_cached_pairs, max_cached_bytes)
     enc = _ENCODERS.get(key)
     if enc is None:
-        enc = Encoder(path, layer, device, batch_size=batch_size,
-                      max_cached_pairs=max_cached_pairs, max_cached_bytes=max_cached_bytes)
+        enc = _LIVE.get(key)
+        if enc is None:
+            enc = Encoder(path, layer, device, batch_size=batch_size,
+                          max_cached_pairs=max_cached_pairs, max_cached_bytes=max_cached_bytes)
+            _LIVE[key] = enc
         while len(_ENCODERS) >= MAX_ENCODERS:
             del _ENCODERS[next(iter(_ENCODERS))]
         _ENCODERS[key] = enc
@@ -363,7 +383,7 @@ class BERTScorer:
     The encoder and its caches (token ids, reference embeddings, scores of pairs already seen,
     by token ids) are shared by the scorers of the process with the same model, layer, device
     and limits (:class:`Encoder`): ``max_cached_pairs`` pair scores (and four times as many
-    tokenised texts), ``max_cached_bytes`` of embeddings; a cache is cleared when full.
+    tokenised texts, at most :data:`MAX_CACHED_TEXTS`), ``max_cached_bytes`` of embeddings; a cache is cleared when full.
     """
 
     def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
