@@ -42,6 +42,33 @@ def _usim(sources: list[str], outputs: list[str]):  # type: ignore[no-untyped-de
 
 
 @pytest.mark.slow
+def test_a_sentence_s_features_are_bit_exact_alone_and_in_any_batch() -> None:
+    """The encoder vectors of a sentence, byte for byte, alone = among sentences of other
+    lengths = in another order (a padded batch changes their last bits: this failed before
+    the encoder ran on equal-length batches of a fixed size)."""
+    from gecscope._optional import blas_threads
+    from gecscope.semantics.parser import get_parser
+
+    parser = get_parser("ucca")
+    # two sentences of one word-piece length (one batch; their rows swap with the order),
+    # the others all of different lengths, one over the encoder's 120-word window
+    sents = [s.split() for s in [*SOURCES, *OUTPUTS, "The dog chased the cat .",
+                                 "The cat chased the dog ."]] + [SOURCES[1].split() * 8]
+    with blas_threads(1):
+        alone = [parser.featurizer([s])[0] for s in sents]
+        together = parser.featurizer(sents)
+        backwards = parser.featurizer(list(reversed(sents)))[::-1]
+    for a, t, b in zip(alone, together, backwards, strict=True):
+        assert a.vectors.shape == (len(a.tag), 2, 384)
+        assert a.vectors.tobytes() == t.vectors.tobytes() == b.vectors.tobytes()
+        for name in ("tag", "dep", "dist", "ent", "punct"):
+            assert getattr(a, name).tobytes() == getattr(t, name).tobytes()
+    assert alone[0].vectors.tobytes() != alone[3].vectors.tobytes()  # not a constant
+    spans_alone = [parser.predict_spans([f])[0] for f in alone]
+    assert spans_alone == parser.predict_spans(together)
+
+
+@pytest.mark.slow
 def test_a_parse_does_not_depend_on_the_other_sentences_of_the_call() -> None:
     from gecscope.semantics.parser import get_parser
 

@@ -238,8 +238,9 @@ MAX_GRAPHS = 100_000
 #: on the other sentences of the call: the UCCA parser), so that GJG15, SEEDA and MAEGE parse
 #: a shared sentence once.
 _PASSAGES: OrderedDict[tuple[tuple[str, str], tuple[str, ...]], Passage] = OrderedDict()
-#: Entries of :data:`_PASSAGES` kept (oldest dropped first).
-MAX_PASSAGES = 50_000
+#: Entries of :data:`_PASSAGES` kept (oldest dropped first): a passage of a CoNLL-2014
+#: sentence takes ~31 KB, so this bounds the cache near 470 MB per process.
+MAX_PASSAGES = 15_000
 #: Parsed graphs by configuration, then by sentence tokens (this process only).
 GRAPHS: Slot[dict[str, dict[tuple[str, ...], USimGraph]]] = Slot(__name__, "GRAPHS")
 #: Edge-label numbering by configuration, shared by the graphs of one evaluation.

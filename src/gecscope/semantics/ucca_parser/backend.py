@@ -32,7 +32,8 @@ class UccaParser:
     """A UCCA foundational-layer parser (primary edges with labels), trained on UCCA EWT.
 
     ``model_dir`` holds ``ucca_parser.safetensors`` and ``ucca_parser.json`` (default: the
-    model shipped in the package). ``batch_size`` is the number of sentences scored together;
+    model shipped in the package). ``batch_size`` is the number of sentences scored together
+    (all of one length, topped up with repeats; 1, the default, was the fastest here);
     ``threads`` the BLAS threads a parse uses (default 1, the fastest here whenever another
     process wants the CPU; ``None`` keeps the library's own setting, one per core).
     """
@@ -40,11 +41,11 @@ class UccaParser:
     name = "ucca"
     approximate = False
     #: a sentence's passage does not depend on the other sentences parsed in the same call
-    #: (batch rows are computed independently, padding is masked; tested), so USIM may reuse
-    #: it across evaluations
+    #: (bit for bit: the encoder and the scorer run on batches of one length and a fixed
+    #: number of rows, never padded; tested), so USIM may reuse it across evaluations
     per_sentence = True
 
-    def __init__(self, model_dir: str | Path | None = None, batch_size: int = 32,
+    def __init__(self, model_dir: str | Path | None = None, batch_size: int = 1,
                  featurizer: Any = None, threads: int | None = 1) -> None:
         safetensors_numpy = require("safetensors.numpy", "parser", "the UCCA parser")
 
@@ -119,18 +120,25 @@ def as_dict(f: Any) -> dict[str, Any]:
 def predict_spans(model: Any, features: Sequence[Any], labels: Sequence[str],
                   batch_size: int = 32) -> list[dict[tuple[int, int], str]]:
     """Labelled spans of each featurised sentence by a :class:`~.scorer.NumpySpanScorer`
-    (sentences batched by length, CKY decoding); shared by the parser and its training."""
+    (batches of ``batch_size`` sentences of one length, CKY decoding); shared by the parser and
+    its training."""
     from gecscope.semantics.ucca_parser.decode import cky
     from gecscope.semantics.ucca_parser.scorer import pad_arrays
 
     out: list[dict[tuple[int, int], str]] = [{} for _ in features]
-    order = sorted(range(len(features)), key=lambda i: len(features[i].tag))
-    for b0 in range(0, len(order), batch_size):
-        idx = [i for i in order[b0:b0 + batch_size] if len(features[i].tag)]
-        if not idx:
-            continue
-        states = model.token_states(pad_arrays([as_dict(features[i]) for i in idx]))
-        for r, i in enumerate(idx):
-            logp = model.span_logprobs(states[r], len(features[i].tag))
-            out[i] = {span: labels[lab] for span, lab in cky(logp).items()}
+    by_len: dict[int, list[int]] = {}
+    for i, f in enumerate(features):
+        if len(f.tag):
+            by_len.setdefault(len(f.tag), []).append(i)
+    for length in sorted(by_len):
+        group = by_len[length]
+        for b0 in range(0, len(group), batch_size):
+            idx = group[b0:b0 + batch_size]
+            # one length, exactly batch_size rows (topped up with repeats): a fixed shape, so a
+            # sentence's scores do not depend on the others of the batch
+            rows = idx + [idx[0]] * (batch_size - len(idx))
+            states = model.token_states(pad_arrays([as_dict(features[i]) for i in rows]))
+            for r, i in enumerate(idx):
+                logp = model.span_logprobs(states[r], length)
+                out[i] = {span: labels[lab] for span, lab in cky(logp).items()}
     return out

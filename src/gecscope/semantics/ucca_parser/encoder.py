@@ -104,6 +104,9 @@ class MiniLMEncoder:
         self.top = top
         self.tokenizer = tokenizers.Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_PIECES)
+        self.plain = tokenizers.Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.plain.enable_truncation(MAX_PIECES)
+        self.plain.no_padding()  # tokenizer.json pads to 128 pieces
         pad_id = int(config.get("pad_token_id", 0))
         self.tokenizer.enable_padding(pad_id=pad_id,
                                       pad_token=self.tokenizer.id_to_token(pad_id) or "[PAD]")
@@ -111,6 +114,10 @@ class MiniLMEncoder:
     def tokenize(self, batch: Sequence[Sequence[str]]) -> list[Any]:
         """The ``tokenizers`` encodings of pre-tokenised word lists, padded to the longest."""
         return list(self.tokenizer.encode_batch([list(w) for w in batch], is_pretokenized=True))
+
+    def encode_each(self, batch: Sequence[Sequence[str]]) -> list[Any]:
+        """The encodings of pre-tokenised word lists, each of its own length (no padding)."""
+        return list(self.plain.encode_batch([list(w) for w in batch], is_pretokenized=True))
 
     def _norm(self, x: Any, prefix: str) -> Any:
         return layer_norm(x, self.w[prefix + "weight"], self.w[prefix + "bias"], self.eps)

