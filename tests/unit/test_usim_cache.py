@@ -36,9 +36,10 @@ def _structure(passage) -> tuple:  # type: ignore[no-untyped-def]
                         for u in passage.units.values()))
 
 
-def _usim(sources: list[str], outputs: list[str]):  # type: ignore[no-untyped-def]
+def _usim(sources: list[str], outputs: list[str], **options):  # type: ignore[no-untyped-def]
     data = EvalData.from_texts(sources, [])
-    return get_metric("usim")().evaluate(data, Hypothesis("sys", [o.split() for o in outputs]))
+    return get_metric("usim")(**options).evaluate(
+        data, Hypothesis("sys", [o.split() for o in outputs]))
 
 
 @pytest.mark.slow
@@ -89,7 +90,7 @@ def test_cached_parses_are_keyed_by_tokens_and_give_the_fresh_scores() -> None:
     # another evaluation: a shared sentence, and an output one character away from a parsed one
     near = OUTPUTS[0].replace("designed", "designer")
     second = _usim([SOURCES[0], SOURCES[2]], [near, OUTPUTS[2]])
-    keys = {toks for (_parser, toks) in usim_module._PASSAGES}
+    keys = {toks for (_key, toks) in usim_module._PASSAGES}
     assert tuple(near.split()) in keys and tuple(OUTPUTS[0].split()) in keys
     assert len(usim_module._PASSAGES) == 7  # SOURCES[0] parsed once
     usim_module._PASSAGES.clear()
@@ -97,3 +98,18 @@ def test_cached_parses_are_keyed_by_tokens_and_give_the_fresh_scores() -> None:
     assert second.sentence_scores == fresh.sentence_scores
     assert second.score.fields == fresh.score.fields
     assert second.sentence_scores[0] != first.sentence_scores[0]  # the two really differ
+
+
+@pytest.mark.slow
+def test_parses_made_with_another_blas_thread_count_are_not_reused() -> None:
+    """Another BLAS thread count may round the encoder's products otherwise: its passages are
+    kept apart, and a run reads only the entries of its own count."""
+    usim_module._PASSAGES.clear()
+    one = _usim(SOURCES[:1], OUTPUTS[:1], threads=1)
+    assert {key[2] for (key, _toks) in usim_module._PASSAGES} == {1}
+    two = _usim(SOURCES[:1], OUTPUTS[:1], threads=2)
+    assert {key[2] for (key, _toks) in usim_module._PASSAGES} == {1, 2}
+    assert len(usim_module._PASSAGES) == 4  # each sentence parsed once per thread count
+    usim_module._PASSAGES.clear()
+    assert one.sentence_scores == _usim(SOURCES[:1], OUTPUTS[:1], threads=1).sentence_scores
+    assert len(two.sentence_scores) == 1

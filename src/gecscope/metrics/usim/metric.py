@@ -163,7 +163,8 @@ class USimMetric(Metric[USimStats]):
             # passages parsed earlier in this process (another benchmark, MAEGE's nodes), for
             # a parser whose parse of a sentence does not depend on the others parsed with it
             shared = bool(getattr(parser, "per_sentence", False))
-            pkey = (self.config.parser, self.config.gold_dir)
+            # keyed by the BLAS thread count too: another count may round the products otherwise
+            pkey = (self.config.parser, self.config.gold_dir, self.config.threads)
             known = [t for t in todo if shared and (pkey, t) in _PASSAGES]
             for toks in known:
                 _PASSAGES.move_to_end((pkey, toks))
@@ -233,11 +234,11 @@ class USimMetric(Metric[USimStats]):
 _PARSERS: dict[tuple[str, str], Any] = {}
 #: Parsed graphs kept per evaluation (oldest dropped first).
 MAX_GRAPHS = 100_000
-#: Parser outputs by ((parser, gold_dir), tokens), newest last, shared by every evaluation of
+#: Parser outputs by ((parser, gold_dir, threads), tokens), newest last, shared by every evaluation of
 #: this process, for parsers that declare ``per_sentence`` (a sentence's parse does not depend
 #: on the other sentences of the call: the UCCA parser), so that GJG15, SEEDA and MAEGE parse
 #: a shared sentence once.
-_PASSAGES: OrderedDict[tuple[tuple[str, str], tuple[str, ...]], Passage] = OrderedDict()
+_PASSAGES: OrderedDict[tuple[tuple[str, str, int], tuple[str, ...]], Passage] = OrderedDict()
 #: Entries of :data:`_PASSAGES` kept (oldest dropped first): a passage of a CoNLL-2014
 #: sentence takes ~31 KB, so this bounds the cache near 470 MB per process.
 MAX_PASSAGES = 15_000
