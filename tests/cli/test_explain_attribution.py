@@ -43,16 +43,19 @@ def test_json_carries_each_edit_and_its_share(files: dict[str, str],
                      "--format", "json")) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["metric"] == "green" and out["method"] == "shapley"
-    assert (out["max_exact"], out["samples"], out["seed"]) == (MAX_EXACT, SAMPLES, 0)
+    settings = (out["max_exact"], out["samples"], out["seed"])
+    assert settings == (MAX_EXACT, SAMPLES, 0)
     s3, s1 = out["sentences"]
-    assert (s3["sentence"], s1["sentence"]) == (3, 1)
+    order = (s3["sentence"], s1["sentence"])
+    assert order == (3, 1)
     assert s1["hypothesis"] == HYPS[0]
     edits = [(e["start"], e["end"], e["original"], e["correction"]) for e in s1["edits"]]
     assert edits == [(2, 3, "sit", "sits"), (4, 4, "", "the"), (6, 7, "he", "she"),
                      (10, 10, "", ".")]
     data = EvalData.from_texts(SOURCES, [REF], lang="fr")
     (api,) = attribute(GREENMetric(), data, Hypothesis.from_texts(HYPS), sentences=[0])
-    assert [e["value"] for e in s1["edits"]] == [e.value for e in api.edits]
+    cli_values = [e["value"] for e in s1["edits"]]
+    assert cli_values == [e.value for e in api.edits]
     for s in (s1, s3):
         assert s["delta"] == pytest.approx(s["full"] - s["base"], abs=1e-15)
         assert sum(e["value"] for e in s["edits"]) == pytest.approx(s["delta"], abs=1e-12)

@@ -56,11 +56,13 @@ def check(metric: Any, inputs: tuple[EvalData, Hypothesis], rows: list[dict[str,
     found = attribute(metric, *inputs, method)
     assert len(found) == len(rows) == 8
     for a, r in zip(found, rows, strict=True):
-        assert [[e.edit.start, e.edit.end, e.edit.correction_str, e.edit.type]
-                for e in a.edits] == r["edits"]
+        edits = [[e.edit.start, e.edit.end, e.edit.correction_str, e.edit.type]
+                 for e in a.edits]
+        assert edits == r["edits"]
         assert a.base == pytest.approx(r["src_score"], abs=1e-6)
         assert a.delta == pytest.approx(r["sent_score"], abs=1e-6)
-        assert [e.value for e in a.edits] == pytest.approx(r["values"], **tolerance)
+        values = [e.value for e in a.edits]
+        assert values == pytest.approx(r["values"], **tolerance)
 
 
 @pytest.mark.parametrize("method", METHODS)
