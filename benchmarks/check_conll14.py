@@ -3,9 +3,9 @@
     python benchmarks/check_conll14.py [--data ../shared/data/conll14]
 
 Prints, per system, the findings at warning or error severity of
-:func:`gecscope.diagnostics.check_files` against ``official-2014.combined.m2`` (expected: NTHU's
+:func:`gecscope.gate.diagnostics.check_files` against ``official-2014.combined.m2`` (expected: NTHU's
 shifted lines 40-43, INPUT being the source, nothing else), then the time of the whole check
-and of :func:`gecscope.diagnostics.evaluation_findings` (the checks ``gecscope evaluate`` runs
+and of :func:`gecscope.gate.diagnostics.evaluation_findings` (the checks ``gecscope evaluate`` runs
 for its one-line summary) on inputs already read, per system. Wall and CPU seconds are both
 printed (the machine is shared; CPU time is the steadier figure).
 """
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _clock import Clock
 
 from gecscope.data import EvalData, Hypothesis
-from gecscope.diagnostics import check_files, evaluation_findings
+from gecscope.gate.diagnostics import check_files, evaluation_findings
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
 from gecscope.testsets import load_registry
 

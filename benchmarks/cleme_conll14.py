@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from gecscope.data import EvalData, Hypothesis
+from gecscope.gate import check_hypothesis
 from gecscope.meta_eval.benchmarks import GJG15_SYSTEMS
 from gecscope.metrics.cleme import CLEME2Metric, CLEMEMetric
 
@@ -36,7 +37,7 @@ def run(directory: Path) -> tuple[dict, float, float]:
     results: dict = {}
     for system in SYSTEMS:
         hyp = Hypothesis.from_file(directory / f"{system}.m2", name=system)
-        data.check(hyp)
+        check_hypothesis(data, hyp)
         for assumption in ("dependent", "independent"):
             for level in ("corpus", "sentence"):
                 for weighting in ("none", "length"):

@@ -52,7 +52,7 @@ def main() -> None:
     import gecscope
     from gecscope import EvalData, Hypothesis
     from gecscope.errors import InputWarning
-    from gecscope.retokenise import retokenise
+    from gecscope.gate.retokenise import retokenise
 
     official = EvalData.from_files(args.data / "official-2014.combined.m2")
     errant_refs = EvalData.from_files(args.data / "errant" / "references.m2")

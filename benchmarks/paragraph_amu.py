@@ -66,6 +66,7 @@ def main() -> None:
     import gecscope
     from gecscope import EvalData, Hypothesis
     from gecscope.errors import InputWarning
+    from gecscope.gate import GateOptions, admit, emit
 
     official = EvalData.from_files(args.data / "official-2014.combined.m2")
     errant_refs = EvalData.from_files(args.data / "errant" / "references.m2")
@@ -80,7 +81,8 @@ def main() -> None:
         data = errant_refs if metric == "errant" else official
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InputWarning)
-            return gecscope.evaluate(metric, data, hyp, hyp_tokenise=tokenise)[0].score.value
+            return gecscope.evaluate(metric, data, hyp, hyp_tokenise=tokenise,
+                                     allow=["uncertain-alignment"])[0].score.value
 
     base = {(m, kind): score(m, hyp, tok) for m in metrics for kind, hyp, tok in (
         ("tokenised", tokenised, "none"),
@@ -99,7 +101,10 @@ def main() -> None:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", InputWarning)
                 with Clock() as clock:
-                    cut = official.realign(hyp, "auto")
+                    admitted = admit(official, [hyp], GateOptions(
+                        hyp_level="auto", allow=frozenset({"uncertain-alignment"})))
+                    emit(admitted.findings)
+                    cut = admitted.hypotheses[0]
             note = " ".join(str(w.message) for w in caught)
             low = re.search(r"(\d+) sentence\(s\) aligned with low confidence", note)
             moves = re.search(r"sentences per move ([^)]*)\)", note)

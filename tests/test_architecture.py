@@ -144,12 +144,13 @@ LAYER_NAMES = (
     "base",                                # 0: types, errors, optional imports, caches, versions
     "formats, stats",                      # 1: file formats, resampling and significance
     "alignment, semantics, languages",     # 2: edit extraction, UCCA, per-language pipelines
-    "data",                                # 3: the evaluation data model and input checks
-    "metrics",                             # 4: the metrics and their registry
-    "execution, explain",                  # 5: executors, worker pools, Ray, streams; attribution
-    "reports, evaluation",                 # 6: one evaluation, its report and signature
-    "meta_eval, rtt",                      # 7: applications built on evaluation
-    "cli",                                 # 8: the command line
+    "data",                                # 3: the evaluation data model
+    "gate",                                # 4: reading, realigning and checking the inputs
+    "metrics",                             # 5: the metrics and their registry
+    "execution, explain",                  # 6: executors, worker pools, Ray, streams; attribution
+    "reports, evaluation",                 # 7: one evaluation, its report and signature
+    "meta_eval, rtt",                      # 8: applications built on evaluation
+    "cli",                                 # 9: the command line
 )
 
 #: Module prefix -> layer (an index of LAYER_NAMES). A module belongs to its longest listed
@@ -175,22 +176,20 @@ LAYERS: dict[str, int] = {
     "gecscope.semantics": 2,
     "gecscope.languages": 2,
     "gecscope.data": 3,
-    "gecscope.checks": 3,
     "gecscope.hypothesis": 3,
-    "gecscope.retokenise": 3,
-    "gecscope.diagnostics": 3,
     "gecscope.testsets": 3,
-    "gecscope.metrics": 4,
-    "gecscope.registry": 4,
-    "gecscope.execution": 5,
-    "gecscope.explain": 5,
-    "gecscope.reports": 6,
-    "gecscope.evaluation": 6,
-    "gecscope.signature": 6,
-    "gecscope.meta_eval": 7,
-    "gecscope.rtt": 7,
-    "gecscope.cli": 8,
-    "gecscope.__main__": 8,
+    "gecscope.gate": 4,
+    "gecscope.metrics": 5,
+    "gecscope.registry": 5,
+    "gecscope.execution": 6,
+    "gecscope.explain": 6,
+    "gecscope.reports": 7,
+    "gecscope.evaluation": 7,
+    "gecscope.signature": 7,
+    "gecscope.meta_eval": 8,
+    "gecscope.rtt": 8,
+    "gecscope.cli": 9,
+    "gecscope.__main__": 9,
 }
 
 

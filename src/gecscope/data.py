@@ -16,12 +16,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gecscope.checks import align_hypothesis, check_hypothesis, check_m2_sources, reference_sets
 from gecscope.errors import ConfigError, FormatError, InputWarning, LengthMismatchError
 from gecscope.formats.plain import read_tokens
-from gecscope.formats.references import ReferenceFile, corpus_references, read_references
-from gecscope.hypothesis import DERIVED_CACHE_SIZE, Hypothesis, HypothesisStore, realign
-from gecscope.languages import Language, Tokeniser, annotate_rows, as_language, tokenise_texts
+from gecscope.formats.references import (
+    ReferenceFile,
+    check_m2_sources,
+    corpus_references,
+    read_references,
+)
+from gecscope.hypothesis import DERIVED_CACHE_SIZE, Hypothesis, HypothesisStore
+from gecscope.languages import (
+    Language,
+    Tokeniser,
+    annotate_rows,
+    as_language,
+    reference_sets,
+    tokenise_texts,
+)
 from gecscope.progress import tick
 from gecscope.types import Corpus, Slot, Tokens
 
@@ -40,12 +51,10 @@ _FILES_LOADER = "EvalData.from_files(references, source)"
 
 
 class EvalData:
-    """The references of an evaluation, shared (and cached) across every system scored.
-
-    Build it with :meth:`from_files`, :meth:`from_m2` or :meth:`from_texts`. The plain
-    constructor takes the paths the user gave (one M2 or gold XML file, or several plain-text
-    references with ``source_path``) and reads them when first needed.
-    """
+    """The references of an evaluation, shared (and cached) across every system scored:
+    :meth:`from_files`, :meth:`from_m2`, :meth:`from_texts`, or the paths the user gave (one
+    M2 or gold XML file, or plain-text references with ``source_path``), read when needed.
+    Hypotheses reach the metrics through :func:`gecscope.gate.admit`."""
 
     def __init__(self, reference_paths: Sequence[str] = (), source_path: str | None = None,
                  lang: Language | str | None = None) -> None:
@@ -58,7 +67,7 @@ class EvalData:
         self.reference_paths: tuple[str, ...] = tuple(str(p) for p in reference_paths)
         self.source_path = str(source_path) if source_path is not None else None
         #: the references' sentence ids (a parallel reference file's first column), by which
-        #: parallel-format hypotheses are matched to them (:meth:`align`); ``None`` otherwise
+        #: parallel-format hypotheses are matched to them (the gate); ``None`` otherwise
         self.ids: tuple[str, ...] | None = None
         self.repeated_id: str | None = None  # an id the references give twice: by position
         #: the reference file as read (:func:`~gecscope.formats.references.read_references`)
@@ -67,8 +76,7 @@ class EvalData:
         self._derived = HypothesisStore(DERIVED_CACHE_SIZE)
 
     def __repr__(self) -> str:
-        what = ", ".join(self.reference_paths) or "in memory"
-        return f"EvalData({what})"
+        return f"EvalData({', '.join(self.reference_paths) or 'in memory'})"
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker process needs (pickling): the paths, the parsed references and the
@@ -151,11 +159,9 @@ class EvalData:
 
     @cached_property
     def m2(self) -> Corpus | None:
-        """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML.
-
-        Gold XML is converted to M2 (every alternative of every annotator kept), so edit-based
-        metrics can score against it too; the parsed XML stays in :attr:`reference_file`.
-        """
+        """The gold M2 corpus, if the references are a single M2 file or I-measure gold XML
+        (converted to M2 with every alternative of every annotator; the parsed XML stays in
+        :attr:`reference_file`)."""
         if len(self.reference_paths) != 1 or self.reference_paths[0].startswith("<"):
             return None
         path = self.reference_paths[0]
@@ -187,12 +193,10 @@ class EvalData:
 
     @cached_property
     def hypothesis_sources(self) -> list[Tokens]:
-        """The sources text hypotheses were made from, against which their edits are found:
-        the source file given beside an M2 (``-s``), which must be the M2's S lines up to
-        Unicode compatibility forms (:func:`~gecscope.checks.check_m2_sources`), else
-        :attr:`sources`. So one hypothesis gives one number whatever carries it: a parallel
-        file's edits are found against its own source column, and ChERRANT's demo M2 has ':'
-        where its source file (and the system, which left it alone) has the full-width '：'."""
+        """The sources text hypotheses' edits are found against: the ``-s`` file beside an M2
+        (its S lines up to Unicode compatibility forms: ChERRANT's demo M2 has ':' where its
+        source and the system have '：'; :func:`~gecscope.formats.references.check_m2_sources`),
+        else :attr:`sources`. So one hypothesis gives one number whatever carries it."""
         if self.m2 is None or self.source_path is None or self.reference_file is None \
                 or self.reference_file.rows is not None:
             return self.sources
@@ -232,10 +236,9 @@ class EvalData:
             self.sources, self.references))
 
     def subset(self, start: int, stop: int) -> EvalData:
-        """The references of sentences ``start`` to ``stop - 1``, for scoring in sentence
-        ranges (:attr:`gecscope.metrics.base.Metric.sentence_ranges`): the whole's sources,
-        reference sets (ChERRANT's cycling applied), file and :class:`Slot` s with a ``cut``,
-        cut, so every per-sentence statistic is the whole's; other slots start empty."""
+        """Sentences ``start`` to ``stop - 1`` (scoring in ranges): the whole's sources,
+        reference sets, file and :class:`Slot` s with a ``cut``, cut, so every per-sentence
+        statistic is the whole's; other slots start empty."""
         n = len(self)
         if not 0 <= start <= stop <= n:
             raise ConfigError(f"sentence range {start}:{stop} is outside the {n} sentences")
@@ -304,29 +307,3 @@ class EvalData:
         if other is not self and other.lang == self.lang \
                 and other.hypothesis_sources == self.hypothesis_sources:
             self._derived.adopt(other._derived, HYPOTHESIS_EDITS)
-
-    def align(self, hyp: Hypothesis, level: str = "sentence") -> Hypothesis:
-        """``hyp`` with its sentences in the references' order (matched by id when both
-        have ids), checked: :func:`gecscope.checks.align_hypothesis`. Every input path (the
-        CLI, :func:`gecscope.evaluate`) goes through here, whatever the language. ``level``
-        other than ``"sentence"`` first cuts paragraph-level lines into the sources'
-        sentences (:meth:`realign`)."""
-        return align_hypothesis(self, self.realign(hyp, level))
-
-    def realign(self, hyp: Hypothesis, level: str) -> Hypothesis:
-        """``hyp`` cut into one sentence per source sentence when ``level`` asks for it
-        (``--hyp-level``: :func:`gecscope.hypothesis.realign`); what was done, and the
-        sentences aligned with low confidence, is an :class:`InputWarning`."""
-        if level == "sentence":
-            return hyp
-        out, message = realign(hyp, self.sources, level,
-                               self.reference_paths[0] if self.m2 is not None
-                               else self.source_path)
-        if message:
-            warnings.warn(message, InputWarning, stacklevel=2)
-        return out
-
-    def check(self, hyp: Hypothesis) -> None:
-        """One sentence of ``hyp`` per reference sentence, in the same order, with the same
-        ids and sources where it has them: :func:`gecscope.checks.check_hypothesis`."""
-        check_hypothesis(self, hyp)

@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.gate import GateOptions
 from gecscope.languages import Tokeniser
 from gecscope.metrics.base import Metric, SystemResult
 
@@ -66,8 +67,10 @@ def make_hypotheses(hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str,
 
 def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
              hypotheses: Hypothesis | Sequence[Hypothesis] | Mapping[str, Sequence[str]], *,
-             tokenise: Tokeniser = "whitespace", hyp_tokenise: str = "none",
-             hyp_level: str = "auto",
+             tokenise: Tokeniser = "whitespace", hyp_tokenise: str | None = None,
+             hyp_level: str | None = None, hyp_normalise: str | None = None,
+             max_tokens: int | None = None, long_lines: str | None = None,
+             allow: Iterable[str] | str | None = None, options: GateOptions | None = None,
              progress: Callable[[int], None] | None = None,
              jobs: int = 1, backend: str = "local",
              address: str | None = None) -> list[SystemResult]:
@@ -85,46 +88,43 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
     actors (``0``: one per CPU of the cluster) at ``address`` (``None``: a local Ray
     instance; ``"auto"`` or ``HOST:PORT``: an existing cluster).
 
-    Every hypothesis is checked first (:meth:`EvalData.align`: parallel-format rows matched
-    to the references by id, sources compared line by line), and what looks wrong but can be
-    scored (:func:`gecscope.checks.input_warnings`: a detokenised hypothesis, differences of
-    Unicode form only...) is an :class:`~gecscope.errors.InputWarning`, the text the CLI prints.
-
-    ``hyp_tokenise`` (``--hyp-tokenise``) re-tokenises the hypotheses before they are scored
-    (:func:`gecscope.retokenise.retokenise`): ``"auto"`` one that looks detokenised against
-    tokenised references, the way the references were tokenised; ``"spacy"`` or ``"nltk"``
-    every one; ``"none"`` (default) none. What was done is an InputWarning too.
-
-    ``hyp_level`` (``--hyp-level``): ``"paragraph"`` cuts hypothesis lines that are
-    paragraphs or essays, or sentences merged or split, into the sources' sentences before
-    anything else (:func:`gecscope.hypothesis.realign`); ``"auto"`` (default) does so for a
-    plain hypothesis whose line count differs from the sources' or whose lines are mostly
-    unlike their source line, and says so (an InputWarning, which also lists the sentences
-    aligned with low confidence); ``"sentence"`` takes lines as sentences.
+    Every hypothesis passes the gate first (:func:`gecscope.gate.admit`, the same code as
+    ``gecscope evaluate``): refused with a typed error when its lines are another test set's,
+    when lines were lost, added or moved, or when realignment is not certain; what looks
+    wrong but can be scored is an :class:`~gecscope.errors.InputWarning`, the text the CLI
+    prints. The options are the CLI's (:class:`~gecscope.gate.GateOptions`, or given one by
+    one): ``hyp_tokenise`` (``--hyp-tokenise``: ``"none"`` by default, ``"auto"``,
+    ``"spacy"``, ``"nltk"``), ``hyp_level`` (``--hyp-level``: ``"auto"`` by default,
+    ``"paragraph"``, ``"sentence"``), ``hyp_normalise`` (``--hyp-normalise``), ``max_tokens``
+    and ``long_lines`` (``--max-tokens`` 1000, ``--long-lines``), ``allow`` (``--allow``:
+    what to score anyway). docs/raw-text.md and docs/check.md say what each does.
     """
-    import warnings
-
-    from gecscope.checks import input_warnings
-    from gecscope.errors import InputWarning
+    from gecscope.gate import admit, emit
 
     ms = make_metrics(metrics)
     if not isinstance(data, EvalData):
         raise TypeError(f"data must be an EvalData (EvalData.from_files, .from_texts or "
                         f".from_m2), not {type(data).__name__}")
-    from gecscope.retokenise import check_mode, retokenise
+    opts = GateOptions.of(options, hyp_tokenise=hyp_tokenise, hyp_level=hyp_level,
+                          hyp_normalise=hyp_normalise, max_tokens=max_tokens,
+                          long_lines=long_lines, allow=allow)
+    admitted = admit(data, make_hypotheses(hypotheses, tokenise), opts)
+    emit(admitted.findings)
+    return score_admitted(ms, data, admitted.hypotheses, progress=progress, jobs=jobs,
+                          backend=backend, address=address)
 
-    check_mode(hyp_tokenise)
-    hyps = [data.align(h, hyp_level) for h in make_hypotheses(hypotheses, tokenise)]
-    if hyp_tokenise != "none":
-        done = [retokenise(data, h, hyp_tokenise) for h in hyps]
-        hyps = [h for h, _ in done]
-        for _, message in done:
-            if message:
-                warnings.warn(message, InputWarning, stacklevel=2)
-    for message in input_warnings(data, hyps):
-        warnings.warn(message, InputWarning, stacklevel=2)
+
+def score_admitted(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
+                   *, progress: Callable[[int], None] | None = None, jobs: int = 1,
+                   backend: str = "local", address: str | None = None) -> list[SystemResult]:
+    """:func:`evaluate` for hypotheses that passed the gate already
+    (:func:`gecscope.gate.admit`, as the CLI's inputs do): every metric's needs are checked
+    before any is run, then the plan runs."""
+    ms = list(metrics)
     for m in ms:
-        m.prepare_systems(data, hyps)
+        m.check_inputs(data)
+    for m in ms:
+        m.prepare_systems(data, list(hyps))
     from gecscope.execution.plan import make_plan, run
 
-    return run(make_plan(ms, data, hyps, jobs, backend, address), progress)
+    return run(make_plan(ms, data, list(hyps), jobs, backend, address), progress)

@@ -245,84 +245,14 @@ class HypothesisStore:
         self._hyps.clear()
 
 
-#: The choices of ``--hyp-level`` and ``hyp_level=``.
-HYP_LEVELS = ("sentence", "paragraph", "auto")
+def system_names(paths: Sequence[str | Path]) -> list[str]:
+    """Row names for hypothesis files: the file stem, or the whole file name where two stems
+    collide (``AMU`` and ``AMU.detok`` would both be "AMU"), or the path where those collide
+    too; ``-`` is "stdin"."""
+    def stem(p: str | Path) -> str:
+        return "stdin" if str(p) == "-" else Path(p).stem
 
-
-def realign(hyp: Hypothesis, sources: Sequence[Tokens], level: str,
-            origin: str | None = None) -> tuple[Hypothesis, str | None]:
-    """``hyp`` with one sentence per source sentence, and what was done (``None``: nothing).
-
-    ``level="sentence"`` takes its lines as they are (the count is checked later);
-    ``"paragraph"`` cuts its lines (paragraphs, essays, merged or split sentences) into the
-    sources' sentences with :func:`gecscope.alignment.sentences.align_sentences`, on
-    characters without whitespace, so each piece keeps the hypothesis' own tokens (and
-    ``--hyp-tokenise`` applies to it afterwards); ``"auto"`` does so when the line count
-    differs from the sources' or when most lines are unlike their source line
-    (:func:`~gecscope.alignment.sentences.looks_line_aligned`). Under ``auto`` with a
-    different line count, one sentence aligned with low confidence (a truncated file, a
-    dropped or repeated line) refuses the file: the :class:`LengthMismatchError` of old,
-    with the sentences named; under ``paragraph`` they are named in the message (source
-    sentence and hypothesis line) and scored, and when more than
-    :data:`~gecscope.alignment.sentences.MAX_LOW_SHARE` of them are, nothing is scored (a
-    :class:`FormatError` naming the file); under ``auto`` with one line per sentence, the
-    lines are kept as they are (what the reference scorers score) and the message says so. A
-    hypothesis given as M2 or in the parallel format is sentence-level by construction."""
-    from gecscope.alignment.sentences import MAX_LOW_SHARE, align_sentences, looks_line_aligned
-
-    if level not in HYP_LEVELS:
-        from gecscope.errors import ConfigError
-
-        raise ConfigError(f"unknown hypothesis level {level!r}; choose one of "
-                          f"{', '.join(HYP_LEVELS)}")
-    where = hyp.path or hyp.name
-    if level == "sentence":
-        return hyp, None
-    if hyp.m2 is not None or hyp.sources is not None:
-        if level == "paragraph":
-            raise FormatError("--hyp-level paragraph needs a plain-text hypothesis (this one "
-                              "is an M2 or parallel file, which pairs every output with its "
-                              "source sentence)", where)
-        return hyp, None
-    n, m = len(sources), len(hyp)
-    lines = [" ".join(t) for t in hyp.tokens]
-    src = [" ".join(t) for t in sources]
-    if level == "auto" and m == n and looks_line_aligned(src, lines):
-        return hyp, None
-    found = align_sentences(src, lines)
-    tokens = [tuple(t.split()) for t in found.texts]
-    moves = ", ".join(f"{v} {k}" for k, v in sorted(found.moves().items(),
-                                                   key=lambda kv: -kv[1]))
-    why = (f"{m} lines for {n} source sentences" if m != n
-           else "its lines do not follow the source's"
-           if level == "auto" or not looks_line_aligned(src, lines)
-           else f"{m} lines, one per source sentence")
-    done = (f"{hyp.name}: {why}: aligned to the source's sentences as paragraphs "
-            f"(--hyp-level {level}; sentences per move {moves})")
-    if found.failures > MAX_LOW_SHARE * n and level == "auto" and m == n:
-        return hyp, (f"{hyp.name}: most lines are unlike their source line, but aligning them "
-                     f"to the source's sentences as paragraphs (--hyp-level auto) left "
-                     f"{found.failures} of {n} sentences unaligned ({found.problems(3)}): "
-                     "scored line by line; run gecscope check")
-    if level == "auto" and m != n and found.failures:
-        # what auto guesses must be certain: a truncated file, a dropped or a repeated line
-        # leave a sentence with no (or with foreign) text, and are the line-count error they
-        # always were; --hyp-level paragraph scores such sentences, listed, up to the limit
-        err = LengthMismatchError(n, m, where, "lines", origin)
-        err.args = ((f"{err}. Aligning it to the source's sentences as paragraphs "
-                     f"(--hyp-level auto) left {found.failures} sentence(s) without a "
-                     f"confident match: {found.problems()}; nothing was scored. If its lines "
-                     "are paragraphs and these sentences were really dropped or rewritten, "
-                     "--hyp-level paragraph scores them as aligned (listed); delete text "
-                     "aligned to no source sentence (an LLM's comment) from the file"),)
-        raise err
-    if found.failures > MAX_LOW_SHARE * n:
-        rule = (f"{found.failures} of {n} sentences could not be aligned confidently (more "
-                f"than {MAX_LOW_SHARE:.0%}): {found.problems()}; nothing was scored")
-        raise FormatError(f"{why}; aligning it to the source's sentences (--hyp-level "
-                          f"{level}) failed: {rule}", where)
-    if found.failures:
-        done += (f"; {found.failures} sentence(s) aligned with low confidence, scored as "
-                 f"aligned: {found.problems(limit=20)}")
-    return hyp.prepared(tokens, f"cut from {m} {'paragraph ' if m < n else ''}"
-                               f"line{'s' if m != 1 else ''} (--hyp-level {level})"), done
+    stems = [stem(p) for p in paths]
+    names = [Path(p).name if stems.count(s) > 1 and str(p) != "-" else s
+             for p, s in zip(paths, stems, strict=True)]
+    return [str(p) if names.count(n) > 1 else n for p, n in zip(paths, names, strict=True)]

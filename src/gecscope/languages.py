@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol
 
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, LengthMismatchError
 from gecscope.types import Corpus, Sentence, Tokens
 
 #: The named tokenisations (:func:`tokeniser`).
@@ -442,6 +442,29 @@ def check_token_lists(sentences: Any, what: str) -> tuple[Tokens, ...]:
                                 "string tokens")
         out.append(toks)
     return tuple(out)
+
+
+def reference_sets(references: Any, n: int, loader: str) -> list[list[str]]:
+    """In-memory references as ``[reference][sentence]`` lists of ``n`` strings each: a file
+    path (pointed at ``loader``), a single reference not wrapped in a list and
+    ``[sentence][reference]`` lists are refused with a message saying how to fix them."""
+    hint = path_hint(references, loader)
+    if hint:
+        raise TypeError(f"references: {hint}")
+    if isinstance(references, str | bytes) or (
+            len(references) and all(isinstance(r, str) for r in references)):
+        raise TypeError("references must be a list of reference sets ([reference][sentence]); "
+                        "got a list of strings: for one reference write references=[refs]")
+    sets = [list(r) for r in references]
+    if sets and all(len(r) != n for r in sets) and len(sets) == n:
+        raise ConfigError(
+            f"references look like [sentence][reference] ({len(sets)} lists of "
+            f"{len(sets[0])}); give them as [reference][sentence]: "
+            "references=[list(r) for r in zip(*references)]")
+    for k, r in enumerate(sets):
+        if len(r) != n:
+            raise LengthMismatchError(n, len(r), f"references[{k}]", "sentences", "sources")
+    return sets
 
 
 def as_language(lang: Language | str | None) -> Language:

@@ -15,7 +15,7 @@ import pytest
 
 from gecscope.cli.check import EXIT_ERRORS, EXIT_WARNINGS
 from gecscope.cli.main import main
-from gecscope.diagnostics import format_lines, shifted_runs
+from gecscope.gate.findings import format_lines
 from gecscope.testsets import identify, normalised_bytes, shipped_registry
 
 SENTENCES = ["My brother talks about football every single evening .",
@@ -69,10 +69,12 @@ def test_nthu_shifted_lines_found_and_amu_clean(capsys, conll14: Path) -> None:
     rc, report = check_json(capsys, "-r", str(m2), "--hyp", str(sub / "NTHU"), str(sub / "AMU"))
     assert rc == EXIT_WARNINGS
     nthu = codes(report, str(sub / "NTHU"))
-    # hypothesis lines 40-43 are source lines 39-42 (line 39 is a fragment of source 39)
-    assert nthu["shift"]["lines"] == [40, 41, 42, 43]
-    assert nthu["shift"]["data"]["offset"] == -1 and nthu["shift"]["severity"] == "warning"
-    assert "--hyp-level auto" in nthu["shift"]["fix"]
+    # hypothesis lines 40-43 are source lines 39-42 (line 39 is a fragment of source 39), and
+    # lines 165 and 167 are swapped outputs: named, a warning (scored as given, as the
+    # reference scorers score them)
+    moved = nthu["misplaced-lines"]
+    assert {40, 41, 43, 165, 167} <= set(moved["lines"]) and moved["severity"] == "warning"
+    assert "line 165 is the output of source sentence 167" in moved["message"]
     amu = [f for f in report["findings"] if f["file"] == str(sub / "AMU")]
     serious = [f["code"] for f in amu if f["severity"] != "info"]
     assert serious == []
@@ -80,7 +82,8 @@ def test_nthu_shifted_lines_found_and_amu_clean(capsys, conll14: Path) -> None:
         "official submission AMU")
     # the text form names the file and lines
     assert main(["check", "-r", str(m2), "--hyp", str(sub / "NTHU")]) == EXIT_WARNINGS
-    assert f"warning: {sub / 'NTHU'}:40-43: NTHU: lines 40-43" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"warning: {sub / 'NTHU'}:" in out and "[misplaced-lines]" in out
 
 
 def test_a_dropped_line_is_an_error_and_located(capsys, conll14: Path, tmp_path: Path) -> None:
@@ -93,22 +96,30 @@ def test_a_dropped_line_is_an_error_and_located(capsys, conll14: Path, tmp_path:
     found = codes(report)
     assert found["line-count"]["severity"] == "error"
     assert found["line-count"]["data"] == {"got": 1311, "expected": 1312}
+    assert "first diverge at hypothesis line 100" in found["line-count"]["message"]
+    assert found["line-count"]["lines"][0] == 100
+    assert 1200 <= found["line-count"]["line_count"] <= 1212  # lines 100-1311, to the end
     # evaluate's default --hyp-level auto tries aligning the lines to the source's: the lost
-    # sentence has no text, so it is still the error evaluate stops at, naming it
+    # sentence has no certain text, so it is the error evaluate stops at, naming it and the
+    # option that scores anyway
     rc, report = check_json(capsys, "-r", m2, "--hyp", str(dropped))
-    assert rc == EXIT_ERRORS and codes(report)["line-count"]["severity"] == "error"
-    assert "without a confident match: source sentence 100 " in \
-        codes(report)["line-count"]["message"]
-    (shift,) = [f for f in report["findings"] if f["code"] == "shift"]
-    assert shift["lines"][0] == 100 and shift["data"]["offset"] == 1
-    assert shift["line_count"] == 1212  # lines 100-1311, to the end of the file
+    refused = codes(report)["uncertain-alignment"]
+    assert rc == EXIT_ERRORS and refused["severity"] == "error"
+    assert "without a certain match: source sentence 100 " in refused["message"]
+    assert "first diverge at hypothesis line 100" in refused["message"]
+    assert "--allow uncertain-alignment" in refused["fix"]
+    # what evaluate does with the same file: the same refusal, exit 65, nothing scored
+    hyp_args = ["-r", m2, "--hyp", str(dropped), "-m", "m2"]
+    assert main(["evaluate", *hyp_args]) == 65
+    err = capsys.readouterr().err
+    assert "without a certain match: source sentence 100 " in err and "nothing was scored" in err
     # AMU's lines joined into paragraphs of five: aligned, a warning
     paragraphs = [" ".join(lines[i:min(i + 5, 1312)]) for i in range(0, 1312, 5)]
     joined = write(tmp_path / "AMU-paragraphs", paragraphs)
     rc, report = check_json(capsys, "-r", m2, "--hyp", str(joined))
     assert codes(report)["line-count"]["severity"] == "warning"
     assert "aligned to the source's sentences as paragraphs" in \
-        codes(report)["line-count"]["message"]
+        codes(report)["realigned"]["message"]
 
 
 def test_detokenised_hypothesis_found(capsys, conll14: Path, tmp_path: Path) -> None:
@@ -413,23 +424,30 @@ def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path], tmp_
     src, ref = plain
     shifted = CORRECTED[:3] + CORRECTED[4:8] + [CORRECTED[3]] + CORRECTED[8:]
     hyp = write(tmp_path / "sys.txt", shifted)
+    # five of twelve lines misplaced: refused, naming them and the option (#41)
+    assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
+                 str(hyp)]) == 65
+    err = capsys.readouterr().err
+    assert "5 of its 12 lines are other source sentences' outputs" in err
+    assert "--allow misplaced-lines" in err and "nothing was scored" in err
+    swapped = CORRECTED[:3] + [CORRECTED[4], CORRECTED[3]] + CORRECTED[5:]
+    hyp = write(tmp_path / "sys.txt", swapped)  # two lines swapped: scored, with a warning
     assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
                  str(hyp)]) == 0
     err = capsys.readouterr().err
-    summary = [ln for ln in err.splitlines() if ln.startswith("gecscope: check:")]
-    assert summary == [("gecscope: check: 1 warning (sys: lines 4-7 shifted); run `gecscope "
-                        "check` with the same arguments for the lines and fixes")]
-    # a detokenised hypothesis: its warning is printed once, the summary points at it; alone,
-    # it has no summary (the warning says it all)
+    said = ("gecscope: warning: sys: 2 line(s) look like the output of another source "
+            "sentence: lines 4 and 5 are swapped")
+    assert err.count(said) == 1 and "gecscope: check" not in err  # shown whole, once
+    # a detokenised hypothesis beside it: each warning printed once, no summary (each
+    # warning says it all)
     glued = [s.replace(" .", ".").replace(" !", "!").replace(" ,", ",")
              for s in CORRECTED[:5] + SENTENCES[5:]]
     detok = write(tmp_path / "detok.txt", glued)
     assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
                  str(detok), str(hyp)]) == 0
     err = capsys.readouterr().err
-    assert err.count("looks detokenised") == 1
-    assert ("gecscope: check: 2 warnings (detok: detokenised hypothesis (above); sys: lines "
-            "4-7 shifted); ") in err
+    assert err.count("looks detokenised") == 1 and err.count(said) == 1
+    assert "gecscope: check" not in err
     assert main(["evaluate", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp",
                  str(detok)]) == 0
     err = capsys.readouterr().err
@@ -451,22 +469,18 @@ def test_evaluate_prints_one_summary_line(capsys, plain: tuple[Path, Path], tmp_
 
 def test_compare_prints_the_same_summary_line(capsys, plain: tuple[Path, Path],
                                               tmp_path: Path) -> None:
-    # compare scored a shifted file without the line evaluate prints
+    # compare scored a shifted file without the line evaluate prints; it now goes through the
+    # same gate
     src, ref = plain
-    shifted = CORRECTED[:3] + CORRECTED[4:8] + [CORRECTED[3]] + CORRECTED[8:]
-    hyp = write(tmp_path / "sys.txt", shifted)
+    swapped = CORRECTED[:3] + [CORRECTED[4], CORRECTED[3]] + CORRECTED[5:]
+    hyp = write(tmp_path / "sys.txt", swapped)
     other = write(tmp_path / "other.txt", CORRECTED[:5] + SENTENCES[5:])
     assert main(["compare", "-m", "gleu", "-s", str(src), "-r", str(ref), "--hyp", str(hyp),
                  str(other), "--bootstrap", "20"]) == 0
     err = capsys.readouterr().err
-    summary = [ln for ln in err.splitlines() if ln.startswith("gecscope: check:")]
-    assert summary == [("gecscope: check: 1 warning (sys: lines 4-7 shifted); run `gecscope "
-                        "check` with the same arguments for the lines and fixes")]
+    assert err.count("gecscope: warning: sys: 2 line(s) look like the output of another "
+                     "source sentence: lines 4 and 5 are swapped") == 1
 
 
-def test_shifted_runs_and_line_ranges() -> None:
-    src = [s.split() for s in SENTENCES]
-    assert shifted_runs(src, src) == []
-    hyp = src[:2] + src[3:7] + [src[2]] + src[7:]  # line 3 moved down: 3-6 are one early
-    assert shifted_runs(hyp, src) == [(2, 5, 1)]
+def test_line_ranges() -> None:
     assert format_lines([1, 2, 3, 7, 9, 10], 8) == "1-3,7,9-10 (+2 more)"

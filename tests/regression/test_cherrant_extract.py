@@ -18,6 +18,7 @@ import pytest
 
 from gecscope import EvalData, Hypothesis
 from gecscope.errors import LengthMismatchError
+from gecscope.gate import align_hypothesis
 from gecscope.languages import language
 from gecscope.metrics.errant import ErrantMetric
 from gecscope.types import Corpus
@@ -81,7 +82,7 @@ def test_demo_as_plain_text_with_its_source_scores_as_the_parallel_file(mucgec: 
                                lang=lang)  # type: ignore[arg-type]
     got = {}
     for name in ("demo.hyp", "demo.hyp.para"):
-        f = ErrantMetric().score(data, data.align(Hypothesis.from_file(
+        f = ErrantMetric().score(data, align_hypothesis(data, Hypothesis.from_file(
             d / name, lang=lang))).fields  # type: ignore[arg-type]
         got[name] = (f["TP"], f["FP"], f["FN"], round(f["P"], 4), round(f["R"], 4),
                      round(f["F0.5"], 4))

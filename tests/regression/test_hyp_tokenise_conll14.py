@@ -14,8 +14,8 @@ from gec_metrics_ref import skip_or_fail
 from gecscope import EvalData, Hypothesis, evaluate
 from gecscope.cli.main import main
 from gecscope.errors import ConfigError, InputWarning
+from gecscope.gate.retokenise import reference_tokenisation, retokenise
 from gecscope.languages import tokeniser
-from gecscope.retokenise import reference_tokenisation, retokenise
 
 N = 150  # sentences of the sample
 

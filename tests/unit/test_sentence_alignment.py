@@ -27,6 +27,9 @@ from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import FormatError, InputWarning, LengthMismatchError
 from gecscope.evaluation import evaluate
 from gecscope.formats.multigec import align_essays, parse_multigec
+from gecscope.gate import emit, source_index
+from gecscope.gate.findings import InputRefusedError
+from gecscope.gate.realign import realign as gate_realign
 
 DEMO = Path(__file__).resolve().parents[2] / "src" / "gecscope" / "data" / "demo"
 SAMPLE = 150  # CoNLL-2014 sentences used (the first ones)
@@ -39,6 +42,14 @@ def detokenise(line: str) -> str:
     text = re.sub(r" (n't|'s|'re|'ve|'ll|'d|'m)\b", r"\1", text)
     text = re.sub(r"([(\[]) ", r"\1", text)
     return re.sub(r'" (.*?) "', r'"\1"', text)
+
+
+def realign(data: EvalData, hyp: Hypothesis, level: str,
+            allow: frozenset[str] = frozenset()) -> Hypothesis:
+    """``hyp`` as the gate scores it against ``data`` at ``level``, its findings warned."""
+    out, found = gate_realign(hyp, source_index(data), level, allow)
+    emit(found, stacklevel=2)
+    return out
 
 
 def paragraphs(lines: list[str], size: int = 5) -> list[str]:
@@ -119,8 +130,9 @@ def test_llm_chatter_around_the_text_is_named_not_scored(
         amu: tuple[list[str], list[str]], conll14: Path) -> None:
     """An LLM's "Here is the corrected text:" or "Let me know if you need anything else."
     was glued to the first or last sentence (the sentence long enough to stay 'confident'):
-    scored as part of it under auto, exit 0. It is text of no source sentence: auto refuses
-    the file naming the line, paragraph scores without it, listing it."""
+    scored as part of it under auto, exit 0. It is text of no source sentence: the gate
+    refuses the file naming the line (#41: a cut only where it is certain); allowed
+    (``uncertain-alignment``), paragraph scores without it, listing it."""
     _, hyp = amu
     data = EvalData.from_files(conll14 / "official-2014.combined.m2").subset(0, SAMPLE)
     lines = list(hyp)
@@ -132,10 +144,13 @@ def test_llm_chatter_around_the_text_is_named_not_scored(
         hyp_ = Hypothesis.from_texts(chatty, name)
         said = f"hypothesis line {line}: text aligned to no source sentence"
         if len(chatty) != SAMPLE:
-            with pytest.raises(LengthMismatchError, match=said):
-                data.realign(hyp_, "auto")
+            with pytest.raises(InputRefusedError, match=said + ".*--allow uncertain-alignment"):
+                realign(data, hyp_, "auto")
+        with pytest.raises(InputRefusedError, match=said):
+            evaluate("m2", data, hyp_, hyp_level="paragraph")
         with pytest.warns(InputWarning, match=said):
-            [cut] = evaluate("m2", data, hyp_, hyp_level="paragraph")
+            [cut] = evaluate("m2", data, hyp_, hyp_level="paragraph",
+                             allow=["uncertain-alignment"])
         assert cut.score.details == whole.score.details, name
 
 
@@ -144,9 +159,14 @@ def test_a_dropped_sentence_is_named_in_a_long_file(amu: tuple[list[str], list[s
     src, hyp = amu
     data = EvalData.from_texts(src)
     tampered = Hypothesis.from_texts(paragraphs(hyp[:40] + hyp[41:]), "dropped")
+    with pytest.raises(InputRefusedError, match=r"left 1 sentence\(s\) or stretch\(es\) of "
+                                                r"text without a certain match: source "
+                                                r"sentence 41 \(.*nothing was scored"):
+        realign(data, tampered, "paragraph")
     with pytest.warns(InputWarning, match=r"1 sentence\(s\) aligned with low confidence, "
-                                          r"scored as aligned: source sentence 41 \("):
-        out = data.realign(tampered, "paragraph")
+                                          r"scored as aligned \(--allow uncertain-alignment\): "
+                                          r"source sentence 41 \("):
+        out = realign(data, tampered, "paragraph", frozenset({"uncertain-alignment"}))
     assert len(out) == SAMPLE
 
 
@@ -155,11 +175,12 @@ def test_a_truncated_paragraph_file_is_refused(amu: tuple[list[str], list[str]])
     """The last two paragraphs lost (10 of 150 sentences): refused, naming the first."""
     src, hyp = amu
     truncated = Hypothesis.from_texts(paragraphs(hyp)[:-2], "truncated")
-    with pytest.raises(LengthMismatchError, match=r"has 28 lines but 150 were expected.*"
-                                                  r"left 10 sentence\(s\) without a confident "
-                                                  r"match: source sentence 141 "
-                                                  r"\(.*source sentence 145 \(no hypothesis"):
-        EvalData.from_texts(src).align(truncated, "auto")
+    with pytest.raises(InputRefusedError, match=r"28 lines for 150 source sentences.*"
+                                                r"left 10 sentence\(s\) or stretch\(es\) of "
+                                                r"text without a certain match: source "
+                                                r"sentence 141 \(.*source sentence 145 \(no "
+                                                r"hypothesis.*more than 5% of the sentences"):
+        realign(EvalData.from_texts(src), truncated, "auto")
 
 
 @pytest.mark.requires_data
@@ -167,20 +188,23 @@ def test_a_truncated_paragraph_file_is_refused(amu: tuple[list[str], list[str]])
 def test_auto_refuses_a_sentence_file_with_one_line_lost_or_added(
         amu: tuple[list[str], list[str]], tamper: str) -> None:
     """Under auto, a sentence-level file one line short (a line dropped in the middle, or the
-    last one cut) or long (a line repeated) is the line-count error it always was, never
-    re-cut and scored: the sentence that would be mis-scored is named."""
+    last one cut) or long (a line repeated) is refused, never re-cut and scored: the sentence
+    that would be mis-scored and the first place the lines diverge are named."""
     src, hyp = amu
     lines = {"drop": hyp[:70] + hyp[71:], "repeat": hyp[:71] + hyp[70:],
              "cut": hyp[:-1]}[tamper]
     first = {"drop": 71, "repeat": 71, "cut": 150}[tamper]
-    with pytest.raises(LengthMismatchError, match=rf"without a confident match: source "
-                                                  rf"sentence {first} "):
-        EvalData.from_texts(src).align(Hypothesis.from_texts(lines, tamper), "auto")
-    # explicit paragraph level: scored, with the sentence named
-    with pytest.warns(InputWarning, match=rf"low confidence, scored as aligned: source "
-                                          rf"sentence {first} "):
-        out = EvalData.from_texts(src).realign(Hypothesis.from_texts(lines, tamper),
-                                               "paragraph")
+    with pytest.raises(InputRefusedError, match=rf"without a certain match: source "
+                                                rf"sentence {first} ") as caught:
+        realign(EvalData.from_texts(src), Hypothesis.from_texts(lines, tamper), "auto")
+    if tamper != "cut":  # the first place the lines diverge, as given
+        assert (f"the lines first diverge at hypothesis line {72 if tamper == 'repeat' else 71}"
+                in str(caught.value))
+    # allowed: scored, with the sentence named
+    with pytest.warns(InputWarning, match=rf"low confidence, scored as aligned \(--allow "
+                                          rf"uncertain-alignment\): source sentence {first} "):
+        out = realign(EvalData.from_texts(src), Hypothesis.from_texts(lines, tamper),
+                      "paragraph", frozenset({"uncertain-alignment"}))
     assert len(out) == len(src)
 
 
@@ -271,20 +295,20 @@ TEN = ["The weather was cold in the morning .", "My sister bought a new bicycle 
 def test_a_dropped_sentence_in_a_short_file_is_refused() -> None:
     data = EvalData.from_texts(TEN)
     hyp = Hypothesis.from_texts(paragraphs(TEN[:3] + TEN[4:]), "dropped")
-    with pytest.raises(FormatError, match=r"could not be aligned confidently .*source "
+    with pytest.raises(FormatError, match=r"without a certain match: source "
                                           r"sentence 4 \("):
-        data.realign(hyp, "paragraph")
-    # under auto, the count mismatch is the error, with what realigning found
-    with pytest.raises(LengthMismatchError, match=r"has 2 lines but 10 were expected.*"
-                                                  r"source sentence 4 \("):
+        realign(data, hyp, "paragraph")
+    # the same under auto, from the API
+    with pytest.raises(InputRefusedError, match=r"2 lines for 10 source sentences.*"
+                                                r"source sentence 4 \("):
         evaluate("gleu", EvalData.from_texts(TEN, [TEN]), hyp)
 
 
 def test_a_shuffled_short_file_is_refused() -> None:
     order = [0, 1, 2, 3, 4, 9, 5, 8, 7, 6]
     hyp = Hypothesis.from_texts(paragraphs([TEN[i] for i in order]), "shuffled")
-    with pytest.raises(FormatError, match="could not be aligned confidently") as caught:
-        EvalData.from_texts(TEN).realign(hyp, "paragraph")
+    with pytest.raises(FormatError, match="without a certain match") as caught:
+        realign(EvalData.from_texts(TEN), hyp, "paragraph")
     named = {int(k) for k in re.findall(r"source sentence (\d+) \(", str(caught.value))}
     assert named and named <= {5, 6, 7, 8, 9, 10}  # 5 may take the moved text
 
@@ -294,8 +318,8 @@ def test_sentence_level_lines_are_left_alone() -> None:
     same = Hypothesis.from_texts(TEN, "same")
     with warnings.catch_warnings():
         warnings.simplefilter("error", InputWarning)
-        assert data.realign(same, "auto") is same
-    with pytest.raises(LengthMismatchError, match="has 2 sentences but 10"):
+        assert realign(data, same, "auto") is same
+    with pytest.raises(LengthMismatchError, match="has 2 lines but 10"):
         evaluate("gleu", data, Hypothesis.from_texts(paragraphs(TEN)), hyp_level="sentence")
 
 
@@ -304,26 +328,32 @@ def test_auto_realigns_resegmented_lines_of_the_same_count() -> None:
     sentences, but most of them one sentence off."""
     lines = [f"{TEN[0]} {TEN[1]}", *TEN[2:9], "I forgot my umbrella", "at the office ."]
     data = EvalData.from_texts(TEN)
-    with pytest.warns(InputWarning, match="its lines do not follow the source's: aligned"):
-        out = data.realign(Hypothesis.from_texts(lines), "auto")
+    with pytest.warns(InputWarning, match="8 of its 10 lines are other source sentences' "
+                                          "outputs: aligned"):
+        out = realign(data, Hypothesis.from_texts(lines), "auto")
     assert [" ".join(t) for t in out.tokens] == TEN
 
 
-def test_auto_scores_unlike_lines_line_by_line_when_they_cannot_be_realigned() -> None:
-    """Lines moved on by one everywhere: realigning would leave two sentences unaligned
-    (more than 5%), so auto keeps the lines as they are and says so; mostly empty output is
-    line by line without a word."""
+def test_lines_moved_on_by_one_are_refused_unless_allowed() -> None:
+    """Lines moved on by one everywhere: realigning leaves two sentences unaligned, so the
+    file is refused naming the first divergence (it was scored line by line, exit 0, before
+    #41); ``misplaced-lines`` scores them as given, naming them; mostly empty output is line
+    by line without a word."""
     data = EvalData.from_texts(TEN)
     rotated = Hypothesis.from_texts(TEN[1:] + TEN[:1])
-    with pytest.warns(InputWarning, match=r"most lines are unlike their source line.*"
-                                          r"2 of 10 sentences unaligned.*scored line by line"):
-        assert data.realign(rotated, "auto") is rotated
-    with pytest.raises(FormatError, match="its lines do not follow the source's"):
-        data.realign(rotated, "paragraph")
+    with pytest.raises(InputRefusedError, match=r"10 of its 10 lines are other source "
+                                                r"sentences' outputs.*first diverge at "
+                                                r"hypothesis line 1.*--allow misplaced-lines"):
+        realign(data, rotated, "auto")
+    with pytest.warns(InputWarning, match=r"10 line\(s\) look like the output of another "
+                                          r"source sentence"):
+        assert realign(data, rotated, "auto", frozenset({"misplaced-lines"})) is rotated
+    with pytest.raises(FormatError, match="without a certain match"):
+        realign(data, rotated, "paragraph")
     sparse = Hypothesis.from_texts(["", "", TEN[2], "", "", "", "", "", "", TEN[9]])
     with warnings.catch_warnings():
         warnings.simplefilter("error", InputWarning)
-        assert data.realign(sparse, "auto") is sparse
+        assert realign(data, sparse, "auto") is sparse
 
 
 @pytest.mark.requires_data
@@ -371,7 +401,7 @@ def test_cli_refuses_a_paragraph_file_missing_sentences(capsys, tmp_path: Path) 
     ref = str(DEMO / "references.m2")
     assert main(["evaluate", "-r", ref, "--hyp", str(para), "--hyp-level", "paragraph"]) == 65
     err = capsys.readouterr().err
-    assert f"{para}: " in err and "could not be aligned confidently" in err
+    assert f"{para}: " in err and "without a certain match" in err
     assert "source sentence 6 (" in err and "nothing was scored" in err
     assert main(["evaluate", "-r", ref, "--hyp", str(DEMO / "references.m2"),
                  str(para), "--hyp-level", "paragraph", "--name", "a", "b"]) != 0

@@ -15,8 +15,13 @@ than lengths alone:
    trigram sets, plus a small penalty for every move other than 1-1. Text is compared with
    whitespace removed, NFKC-normalised and case-folded, so the alignment does not depend on
    tokenisation (``do n't`` and ``don't`` are the same characters). The programme runs in a
-   band around the diagonal given by cumulative character counts, widened and run again
-   when the best path touches the band's edge, so it takes time linear in the text.
+   band around a centre line drawn through *anchors* (segments that match one source sentence
+   clearly, found through a rare-trigram index, :class:`SentenceIndex`, and kept when they
+   form the longest chain in order) or, where there are none, the diagonal of cumulative
+   character counts; the band is widened and the programme run again when the best path
+   touches its edge, up to :data:`MAX_BAND` segments either side. Time is linear in the
+   text; a path that still touches the edge of the widest band leaves the alignment
+   *incomplete* (:attr:`SentenceAlignment.complete`), which is never certain.
 3. A segment that covers several source sentences (2-1, 3-1, ...) is cut where a character
    alignment (:class:`difflib.SequenceMatcher`) puts the source's sentence boundaries,
    moved to the nearest whitespace of the hypothesis text. Quotes and brackets at a cut
@@ -25,12 +30,16 @@ than lengths alone:
 
 **Confidence rule.** A source sentence is aligned with low confidence when the character
 similarity (``SequenceMatcher.ratio`` of the whitespace-free, case-folded texts) between it and
-its piece is below :data:`MIN_SIMILARITY` (0.5), when less than :data:`MIN_COVERAGE` (60%)
+its piece is below :data:`MIN_SIMILARITY` (0.5); when less than :data:`MIN_COVERAGE` (60%)
 of the piece's characters are matched in the sentence and more than 12 are not (it carries
-text from elsewhere), or
-when its piece overlaps a neighbouring source sentence more than its own (character trigram
-Dice): a dropped sentence (empty piece), a shifted or shuffled stretch, or a rewrite too free
-to place. On the 12 CoNLL-2014 systems lined up with their sources, 6 of 15,744 sentence pairs
+text from elsewhere); for a piece that a cut made (a segment covering several sentences),
+when less than 60% of the *sentence's* characters are matched in the piece and more than
+:data:`_SOURCE_SLACK` are not (a fragment: a cut that gave a dropped sentence a word or two
+of the next sentence's output); or when its piece
+overlaps a neighbouring source sentence more than its own (character trigram Dice): a dropped
+sentence (empty piece), a shifted or shuffled stretch, or a rewrite too free to place. A
+sentence of at most :data:`_SOURCE_SLACK` characters whose piece leaves at most as many
+unmatched (a lone quote deleted) is confident. On the 12 CoNLL-2014 systems lined up with their sources, 6 of 15,744 sentence pairs
 are below 0.5 similarity and 7 below 60% matched (all in NTHU's shifted lines and near them;
 elsewhere at least 0.58 and 73%), while a sentence paired with the next one's output scores
 0.53 at the 99th percentile. Hypothesis text aligned to no source sentence is reported too.
@@ -38,6 +47,7 @@ elsewhere at least 0.58 and 73%), while a sentence paired with the next one's ou
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import unicodedata
@@ -65,6 +75,19 @@ _SLACK = 12
 FOREIGN_SEGMENT = 0.25
 #: the share of source sentences that may be low-confidence before a file is refused
 MAX_LOW_SHARE = 0.05
+#: unmatched characters of the *source* sentence a piece may leave (a word or two edited
+#: away) before its source coverage counts; also what makes a tiny sentence (a lone quote)
+#: confident when its piece is as small
+_SOURCE_SLACK = 3
+#: the widest band (segments either side of the centre line) the programme is run in: a path
+#: that still touches its edge is not an alignment to trust (:attr:`SentenceAlignment.complete`)
+MAX_BAND = 96
+#: a segment is an anchor when its nearest source sentence shares this trigram Dice or more
+#: with it, and this margin more than the next nearest (:func:`anchors`)
+ANCHOR_DICE = 0.6
+ANCHOR_MARGIN = 0.1
+#: segments shorter than this (whitespace-free characters) are no evidence of where they go
+MIN_EVIDENCE = 10
 
 #: penalty (in unmatched characters) of each move (source sentences, segments) but 1-1
 _PENALTY = {(1, 1): 0.0, (1, 0): 3.0, (0, 1): 3.0, (2, 1): 2.0, (1, 2): 2.0, (3, 1): 3.0,
@@ -95,6 +118,10 @@ class Piece:
     coverage: float
     #: whether it passed the confidence rule (see the module docstring)
     confident: bool
+    #: share of the source sentence's characters matched in the piece (1.0 when empty)
+    source_coverage: float = 1.0
+    #: the unmatched characters of the piece and of the source sentence
+    unmatched: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,9 @@ class SentenceAlignment:
     pieces: tuple[Piece, ...]
     #: ``(line, text)`` of hypothesis segments aligned to no source sentence (0-based lines)
     extra: tuple[tuple[int, str], ...]
+    #: ``False`` when the best path still touched the edge of the widest band
+    #: (:data:`MAX_BAND`): the text is too far from where its length and anchors put it
+    complete: bool = True
 
     @property
     def texts(self) -> list[str]:
@@ -135,7 +165,9 @@ class SentenceAlignment:
                      else "no hypothesis text")
             items.append(f"source sentence {i + 1} ({where}, similarity {p.similarity:.2f}"
                          + (f", {p.coverage:.0%} of it matched" if p.coverage < MIN_COVERAGE
-                            and p.text else "") + ")")
+                            and p.text else "")
+                         + (f", {p.source_coverage:.0%} of the sentence in it"
+                            if p.source_coverage < MIN_COVERAGE and p.text else "") + ")")
         items.extend(f"hypothesis line {k + 1}: text aligned to no source sentence "
                      f"({_clip(t)!r})" for k, t in self.extra)
         more = f" and {len(items) - limit} more" if len(items) > limit else ""
@@ -143,8 +175,14 @@ class SentenceAlignment:
 
     @property
     def failures(self) -> int:
-        """Low-confidence sentences plus unaligned stretches of hypothesis text."""
-        return len(self.low) + len(self.extra)
+        """Low-confidence sentences plus unaligned stretches of hypothesis text (and one
+        for an incomplete alignment)."""
+        return len(self.low) + len(self.extra) + (not self.complete)
+
+    @property
+    def certain(self) -> bool:
+        """Every sentence confident, no text left over, the path inside the band."""
+        return self.failures == 0
 
 
 def _clip(text: str, n: int = 40) -> str:
@@ -205,11 +243,124 @@ def similarity(a: str, b: str) -> tuple[float, float]:
     """Character similarity of two normalised texts (``SequenceMatcher.ratio``, 1.0 when
     both are empty), and the share of ``b``'s characters matched in ``a`` (1.0 when ``b`` is
     empty)."""
+    ratio, _, covered = _matched(a, b)
+    return ratio, covered
+
+
+def _matched(a: str, b: str) -> tuple[float, float, float]:
+    """``SequenceMatcher.ratio`` of ``a`` and ``b`` and the shares of ``a``'s and of
+    ``b``'s characters matched (each 1.0 for an empty text)."""
     if not a and not b:
-        return 1.0, 1.0
+        return 1.0, 1.0, 1.0
     matched = sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False)
                   .get_matching_blocks())
-    return 2 * matched / (len(a) + len(b)), matched / len(b) if b else 1.0
+    return (2 * matched / (len(a) + len(b)), matched / len(a) if a else 1.0,
+            matched / len(b) if b else 1.0)
+
+
+class SentenceIndex:
+    """The source sentences by their rarest character trigrams: the sentences most like a
+    text are found in time linear in the text (not in the number of sentences), so a line can
+    be looked for anywhere in the source (a line moved from sentence 100 to 900, a file of
+    another test set).
+
+    Each sentence is listed under its :data:`RARE` rarest trigrams; a text votes for the
+    sentences listed under its trigrams, and the few with most votes are compared exactly
+    (trigram Dice)."""
+
+    #: trigrams per sentence in the index
+    RARE = 12
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        #: the normalised sentences (:func:`normalised`) and their trigram sets
+        self.keys = list(keys)
+        self.grams = [_grams(k) for k in self.keys]
+        df: dict[str, int] = {}
+        for gs in self.grams:
+            for g in gs:
+                df[g] = df.get(g, 0) + 1
+        self._postings: dict[str, list[int]] = {}
+        for i, gs in enumerate(self.grams):
+            for g in sorted(gs, key=lambda g: (df[g], g))[:self.RARE]:
+                self._postings.setdefault(g, []).append(i)
+
+    @classmethod
+    def of(cls, sentences: Sequence[str]) -> SentenceIndex:
+        """The index of raw sentences (normalised here)."""
+        return cls([normalised(s) for s in sentences])
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def nearest(self, grams: frozenset[str], k: int = 3) -> list[tuple[int, float]]:
+        """Up to ``k`` sentences most like a text (its trigram set), ``(index, Dice)``, most
+        alike first (ties by index)."""
+        votes: dict[int, int] = {}
+        for g in grams:
+            for i in self._postings.get(g, ()):
+                votes[i] = votes.get(i, 0) + 1
+        if not votes:
+            return []
+        top = sorted(votes, key=lambda i: (-votes[i], i))[:max(k, 5)]
+        scored = sorted(((i, _dice(grams, self.grams[i])) for i in top),
+                        key=lambda t: (-t[1], t[0]))
+        return scored[:k]
+
+
+def normalised(text: str) -> str:
+    """``text`` as it is compared here: without whitespace, NFKC-normalised, case-folded."""
+    return _normalise(text)[0]
+
+
+def grams(key: str) -> frozenset[str]:
+    """The character trigrams of a normalised text (:func:`normalised`)."""
+    return _grams(key)
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    """Dice coefficient of two trigram sets (0.0 when either is empty)."""
+    return _dice(a, b)
+
+
+def anchors(index: SentenceIndex, texts: Sequence[frozenset[str]],
+            sizes: Sequence[int]) -> list[tuple[int, int]]:
+    """``(sentence, text)`` pairs, both increasing, where a text (a segment's trigrams,
+    ``sizes`` its characters) clearly matches one source sentence (:data:`ANCHOR_DICE`, by
+    :data:`ANCHOR_MARGIN` over the next nearest): the longest such chain in order (a longest
+    increasing subsequence), so a stray match far away does not bend the centre line."""
+    found: list[tuple[int, int]] = []
+    for j, (g, size) in enumerate(zip(texts, sizes, strict=True)):
+        if size < MIN_EVIDENCE:
+            continue
+        near = index.nearest(g, 2)
+        if near and near[0][1] >= ANCHOR_DICE and \
+                (len(near) == 1 or near[0][1] >= near[1][1] + ANCHOR_MARGIN):
+            found.append((near[0][0], j))
+    return _longest_chain(found)
+
+
+def _longest_chain(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (given in increasing second element) whose first
+    elements strictly increase (patience sorting, O(n log n))."""
+    tails: list[int] = []  # smallest first element ending a chain of each length
+    ends: list[int] = []  # index in pairs of that chain's end
+    back: list[int] = [-1] * len(pairs)
+    for k, (i, _) in enumerate(pairs):
+        pos = bisect_left(tails, i)
+        if pos == len(tails):
+            tails.append(i)
+            ends.append(k)
+        else:
+            tails[pos] = i
+            ends[pos] = k
+        back[k] = ends[pos - 1] if pos else -1
+    out: list[tuple[int, int]] = []
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    out.reverse()
+    return out
 
 
 @dataclass
@@ -226,15 +377,23 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
                     min_similarity: float = MIN_SIMILARITY) -> SentenceAlignment:
     """Cut the hypothesis ``lines`` (paragraphs, essays, re-segmented sentences; empty lines
     allowed) into one piece per source sentence (see the module docstring)."""
-    src_keys = [_normalise(s)[0] for s in sources]
-    src_grams = [_grams(k) for k in src_keys]
+    return align_to_index(SentenceIndex.of(sources), lines, min_similarity=min_similarity)
+
+
+def align_to_index(index: SentenceIndex, lines: Sequence[str], *,
+                   min_similarity: float = MIN_SIMILARITY) -> SentenceAlignment:
+    """:func:`align_sentences` with the sources given as their :class:`SentenceIndex`
+    (built once for many hypotheses)."""
+    src_keys = index.keys
+    src_grams = index.grams
     segs: list[_Segment] = []
     for k, line in enumerate(lines):
         for start, end in split_sentences(line):
             key, offsets = _normalise(line, start, end)
             if key:
                 segs.append(_Segment(k, start, end, key, offsets, _grams(key)))
-    moves = _best_path(src_keys, src_grams, segs)
+    chain = anchors(index, [s.grams for s in segs], [len(s.key) for s in segs])
+    moves, complete = _best_path(src_keys, src_grams, segs, chain)
     pieces: list[Piece] = []
     spans: list[tuple[int, int, int] | None] = []  # (line, start, end) of one-line pieces
     extra: list[tuple[int, str]] = []
@@ -266,7 +425,7 @@ def align_sentences(sources: Sequence[str], lines: Sequence[str], *,
                 spans.append((seg.line, start, end))
     _move_quotes(lines, pieces, spans, src_keys)
     checked = [_neighbour_check(pieces, src_grams, i, min_similarity) for i in range(len(pieces))]
-    return SentenceAlignment(tuple(checked), tuple(extra))
+    return SentenceAlignment(tuple(checked), tuple(extra), complete)
 
 
 def _foreign(seg: _Segment, source: frozenset[str]) -> bool:
@@ -321,19 +480,31 @@ def _move_quotes(lines: Sequence[str], pieces: list[Piece],
 
 
 def _piece(text: str, lines: tuple[int, ...], move: str, src_key: str) -> Piece:
-    return Piece(text, lines, move, *similarity(src_key, _normalise(text)[0]), True)
+    key = _normalise(text)[0]
+    ratio, src_cov, cov = _matched(src_key, key)
+    unmatched = (round((1 - cov) * len(key)), round((1 - src_cov) * len(src_key)))
+    return Piece(text, lines, move, ratio, cov, True, src_cov, unmatched)
 
 
-def _neighbour_check(pieces: list[Piece], src_grams: list[frozenset[str]], i: int,
+def _neighbour_check(pieces: list[Piece], src_grams: Sequence[frozenset[str]], i: int,
                      min_similarity: float) -> Piece:
+    """The piece of sentence ``i``, marked low-confidence when it fails the rule of the
+    module docstring."""
     p = pieces[i]
-    stray = (1 - p.coverage) * len(_normalise(p.text)[0])  # characters not matched
-    ok = p.similarity >= min_similarity and (p.coverage >= MIN_COVERAGE or stray <= _SLACK)
+    stray, lost = p.unmatched  # characters of the piece, and of the sentence, not matched
+    if stray <= _SOURCE_SLACK and lost <= _SOURCE_SLACK:
+        ok = True  # at most a few characters either way (a lone quote deleted)
+    else:
+        a, _, b = p.move.partition("-")
+        cut = b == "1" and a != "1"  # a piece whose ends the cut made, not sentence ends
+        ok = (p.similarity >= min_similarity
+              and (p.coverage >= MIN_COVERAGE or stray <= _SLACK)
+              and (not cut or p.source_coverage >= MIN_COVERAGE or lost <= _SOURCE_SLACK))
     if ok and p.text:
         g = _grams(_normalise(p.text)[0])
         own = _dice(g, src_grams[i])
         ok = all(_dice(g, src_grams[k]) <= own for k in (i - 1, i + 1) if 0 <= k < len(pieces))
-    return p if ok else Piece(p.text, p.lines, p.move, p.similarity, p.coverage, False)
+    return p if ok else dataclasses.replace(p, confident=False)
 
 
 def _join_segments(lines: Sequence[str], part: Sequence[_Segment]) -> str:
@@ -386,10 +557,41 @@ def _snap(line: str, pos: int, lo: int, hi: int, reach: int = 12) -> int:
     return pos
 
 
-def _best_path(src_keys: list[str], src_grams: list[frozenset[str]],
-               segs: list[_Segment]) -> list[tuple[int, int, int, int]]:
+def _centre(cum_s: Sequence[int], cum_h: Sequence[int],
+            chain: Sequence[tuple[int, int]]) -> list[int]:
+    """For every source boundary ``i`` (0..n), the segment boundary the band is centred on:
+    through the anchors (anchor ``(a, b)`` puts boundary ``a`` at ``b`` and ``a + 1`` at
+    ``b + 1``), and between and beyond them along the cumulative character counts, scaled
+    to the stretch's own lengths."""
+    n, m = len(cum_s) - 1, len(cum_h) - 1
+    points = [(0, 0)]
+    for a, b in chain:  # strictly increasing in both, so the points are too
+        points += [p for p in ((a, b), (a + 1, b + 1)) if p[0] > points[-1][0]]
+    if points[-1][0] == n:
+        points.pop()
+    points.append((n, m))
+    centre = [0] * (n + 1)
+    for (i0, j0), (i1, j1) in pairwise(points):
+        span_s = cum_s[i1] - cum_s[i0]
+        span_h = cum_h[j1] - cum_h[j0]
+        for i in range(i0, i1 + 1):
+            if span_s:
+                target = cum_h[j0] + (cum_s[i] - cum_s[i0]) * span_h / span_s
+                j = min(j1, max(j0, bisect_left(cum_h, target, j0, j1 + 1)))
+            else:
+                j = j0 + (j1 - j0) * (i - i0) // max(1, i1 - i0)
+            centre[i] = j
+    centre[0] = 0 if n else m
+    return centre
+
+
+def _best_path(src_keys: Sequence[str], src_grams: Sequence[frozenset[str]],
+               segs: list[_Segment], chain: Sequence[tuple[int, int]] = ()
+               ) -> tuple[list[tuple[int, int, int, int]], bool]:
     """The cheapest monotone sequence of moves ``(i0, i1, j0, j1)`` (see the module
-    docstring), in a band around the length diagonal widened until the path stays inside."""
+    docstring), in a band around the anchors' centre line (:func:`_centre`), widened until
+    the path stays inside or the band is :data:`MAX_BAND` wide; and whether it stayed
+    inside."""
     n, m = len(src_keys), len(segs)
     cum_s = [0]
     for k in src_keys:
@@ -397,8 +599,7 @@ def _best_path(src_keys: list[str], src_grams: list[frozenset[str]],
     cum_h = [0]
     for s in segs:
         cum_h.append(cum_h[-1] + len(s.key))
-    scale = cum_h[-1] / cum_s[-1] if cum_s[-1] else 1.0
-    centre = [min(m, bisect_left(cum_h, cum_s[i] * scale)) for i in range(n + 1)]
+    centre = _centre(cum_s, cum_h, chain)
     for i in range(n + 1):  # the band must reach the corner whatever the lengths say
         centre[i] = max(centre[i], m - 3 * (n - i)) if n else m
     union: dict[tuple[str, int, int], frozenset[str]] = {}
@@ -465,19 +666,33 @@ def _best_path(src_keys: list[str], src_grams: list[frozenset[str]],
                 if arg is not None:
                     best[(i, j)] = top
                     back[(i, j)] = arg
+        whole = width >= m + 3 * n  # the band is the whole table: nothing is outside
+        if (n, m) not in best:
+            if whole or width >= MAX_BAND:  # not even a path to the corner
+                return _fallback_path(n, m), False
+            width = min(width * 4, MAX_BAND)
+            continue
         path: list[tuple[int, int, int, int]] = []
         i, j = n, m
-        edge = (n, m) not in best
-        while not edge and (i, j) != (0, 0):
+        edge = False
+        while (i, j) != (0, 0):
             a, b = back[(i, j)]
             path.append((i - a, i, j - b, j))
             i, j = i - a, j - b
-            if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
-                edge = True
-        if not edge or width >= m + 3 * n:
+            edge = edge or (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m)
+        if not edge or whole or width >= MAX_BAND:
             path.reverse()
-            return path
-        width *= 4
+            return path, not edge or whole
+        width = min(width * 4, MAX_BAND)
+
+
+def _fallback_path(n: int, m: int) -> list[tuple[int, int, int, int]]:
+    """A path of 1-1 moves and then 1-0 or 0-1 to the corner, for an alignment that could
+    not be made (it is reported incomplete; its pieces are never trusted)."""
+    k = min(n, m)
+    path = [(i, i + 1, i, i + 1) for i in range(k)]
+    path += [(i, i + 1, m, m) for i in range(k, n)] + [(n, n, j, j + 1) for j in range(k, m)]
+    return path
 
 
 

@@ -16,6 +16,7 @@ from gecscope.metrics.base import Metric, SystemResult
 from gecscope.registry import list_metrics
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.gate import Finding, GateOptions
     from gecscope.reports.attribution import AttributionRequest
     from gecscope.reports.model import Report
 
@@ -56,22 +57,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
                              "format (id<TAB>source<TAB>output, matched to the references by "
                              "id); default auto: a format only when the whole file looks like "
                              "it, with a warning when its first line suggested another")
-    inputs.add_argument("--hyp-tokenise", "--hyp-tokenize", dest="hyp_tokenise",
-                        choices=["none", "spacy", "nltk", "auto"], default="none",
-                        help="re-tokenise plain-text hypotheses before scoring: auto = one "
-                             "that looks detokenised against tokenised references, the way "
-                             "the references were made (nltk for CoNLL-2014's NUCLE tokens, "
-                             "spacy for ERRANT/BEA-style M2); spacy or nltk = every one; "
-                             "default none (docs/raw-text.md)")
-    inputs.add_argument("--hyp-level", dest="hyp_level", default="auto",
-                        choices=["sentence", "paragraph", "auto"],
-                        help="paragraph: plain-text hypothesis lines are paragraphs or essays "
-                             "(or sentences merged or split): cut them into the source's "
-                             "sentences by a character alignment, listing sentences aligned "
-                             "with low confidence; sentence: one line per source sentence; "
-                             "default auto: paragraph when the line count differs or most "
-                             "lines are unlike their source line (docs/raw-text.md)")
-    add_long_line_arguments(inputs)
+    add_gate_arguments(inputs)
     metrics = p.add_argument_group("metrics")
     metrics.add_argument("-m", "--metric", action="append", default=None,
                          help=f"metric name, repeatable (default: errant); available: "
@@ -109,14 +95,61 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> EvalGroups:
     return EvalGroups(inputs, metrics, output, report)
 
 
-def add_long_line_arguments(p: argparse._ActionsContainer) -> None:
-    """``--max-tokens N`` and ``--long-lines`` (see :func:`guard_long_lines`)."""
-    p.add_argument("--max-tokens", type=int, default=1000, metavar="N",
-                   help="refuse hypothesis lines longer than N tokens (a system stuck in a loop "
-                        "would make some metrics run for hours; default 1000, 0 = no limit)")
+def add_gate_arguments(p: argparse._ActionsContainer) -> None:
+    """The gate's options (:class:`gecscope.gate.GateOptions`, the same in Python):
+    ``--hyp-tokenise``, ``--hyp-level``, ``--hyp-normalise``, ``--max-tokens``,
+    ``--long-lines`` and ``--allow``."""
+    from gecscope.gate import ALLOWABLE, MAX_TOKENS
+
+    p.add_argument("--hyp-tokenise", "--hyp-tokenize", dest="hyp_tokenise",
+                   choices=["none", "spacy", "nltk", "auto"], default="none",
+                   help="re-tokenise plain-text hypotheses before scoring: auto = one that "
+                        "looks detokenised against tokenised references, the way the "
+                        "references were made (nltk for CoNLL-2014's NUCLE tokens, spacy for "
+                        "ERRANT/BEA-style M2); spacy or nltk = every one; default none "
+                        "(docs/raw-text.md)")
+    p.add_argument("--hyp-level", dest="hyp_level", default="auto",
+                   choices=["sentence", "paragraph", "auto"],
+                   help="paragraph: plain-text hypothesis lines are paragraphs or essays (or "
+                        "sentences merged or split): cut them into the source's sentences by a "
+                        "character alignment, only where that is certain; sentence: one line "
+                        "per source sentence; default auto: lines as they are when there is "
+                        "one per source sentence, else realigned where certain "
+                        "(docs/raw-text.md)")
+    p.add_argument("--hyp-normalise", "--hyp-normalize", dest="hyp_normalise",
+                   choices=["auto", "none"], default="auto",
+                   help="when --hyp-tokenise re-tokenises: auto (default) writes typographic "
+                        "quotes and apostrophes, dashes, ellipses and non-breaking spaces the "
+                        "way the references do; none keeps them")
+    p.add_argument("--max-tokens", type=int, default=MAX_TOKENS, metavar="N",
+                   help="refuse sentences longer than N tokens in the hypotheses, sources and "
+                        "references (a system stuck in a loop would make some metrics run for "
+                        f"hours; default {MAX_TOKENS}, 0 = no limit)")
     p.add_argument("--long-lines", choices=["error", "source"], default="error",
-                   help="a line over --max-tokens: stop with an error naming it (default), or "
-                        "score it as the unchanged source and say how many lines were")
+                   help="a hypothesis line over --max-tokens: stop with an error naming it "
+                        "(default), or score it as the unchanged source and say how many "
+                        "lines were")
+    p.add_argument("--allow", action="append", default=[], metavar="CODE",
+                   help="score anyway what the input checks refuse (repeatable or "
+                        "comma-separated; the refusal names its code): "
+                        + "; ".join(f"{k}: {v}" for k, v in sorted(ALLOWABLE.items())))
+
+
+def gate_options(args: argparse.Namespace) -> GateOptions:
+    """The :class:`~gecscope.gate.GateOptions` of parsed arguments (a command without one
+    of them gets the value that changes nothing)."""
+    from gecscope.gate import GateOptions
+
+    allow = [c for given in getattr(args, "allow", None) or [] for c in given.split(",")]
+    limit = getattr(args, "max_tokens", 0)
+    if isinstance(limit, int) and limit < 0:
+        raise ConfigError(f"--max-tokens must be >= 0 (0 = no limit), got {limit}")
+    return GateOptions(hyp_tokenise=getattr(args, "hyp_tokenise", None) or "none",
+                       hyp_level=getattr(args, "hyp_level", None) or "sentence",
+                       hyp_normalise=getattr(args, "hyp_normalise", None) or "auto",
+                       max_tokens=limit or 0,
+                       long_lines=getattr(args, "long_lines", None) or "error",
+                       allow=frozenset(allow))
 
 
 def drop_reference_hyps(args: argparse.Namespace) -> list[str]:
@@ -172,13 +205,18 @@ def build_metrics(args: argparse.Namespace) -> list[Metric]:
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
+    """The references and the hypotheses of evaluate-like commands, read and passed through
+    the gate (:func:`gecscope.gate.admit`); what it found is printed on stderr, one line
+    each (``gecscope: warning: ...``, ``gecscope: note: ...``)."""
     if not args.ref and not args.source:
         raise ConfigError("give the references (--ref) or, for a reference-less metric, "
                           "the source (--source)")
     drop_reference_hyps(args)
-    from gecscope.checks import input_warnings, system_names
     from gecscope.cli._common import language_from_args
+    from gecscope.gate import admit
+    from gecscope.hypothesis import system_names
 
+    options = gate_options(args)
     lang = language_from_args(args)
     data = EvalData(tuple(args.ref), args.source, lang)
     names = args.name or system_names(args.hyp)
@@ -188,32 +226,23 @@ def load_inputs(args: argparse.Namespace) -> tuple[EvalData, list[Hypothesis]]:
     if repeated:
         raise ConfigError(f"two systems are named {repeated[0]!r}: give --name with one name "
                           "per hypothesis file")
-    level = getattr(args, "hyp_level", None) or "sentence"
     with input_warnings_printed():
-        n = len(data)
-        origin = args.ref[0] if args.ref and data.m2 is not None else args.source
+        len(data)  # the references are read (and what reading them found said) first
         fmt = getattr(args, "hyp_format", None) or "auto"
-        hyps = [Hypothesis.from_file(h, nm, expected=n if level == "sentence" else None,
-                                     expected_from=origin, lang=lang, format=fmt)
-                for h, nm in zip(args.hyp, names)]
-        hyps = [data.realign(h, level) for h in hyps]  # --hyp-level: paragraphs cut up
-    limit = getattr(args, "max_tokens", 0) or 0
-    if limit > 0:
-        hyps = [guard_long_lines(h, data, limit, getattr(args, "long_lines", "error"))
-                for h in hyps]
-    hyps = [data.align(h) for h in hyps]  # parallel rows matched by id, sources checked
-    mode = getattr(args, "hyp_tokenise", None) or "none"
-    if mode != "none":  # --hyp-tokenise: what was done, one line per hypothesis
-        from gecscope.retokenise import retokenise
+        hyps = [Hypothesis.from_file(h, nm, lang=lang, format=fmt)
+                for h, nm in zip(args.hyp, names, strict=True)]
+    admitted = admit(data, hyps, options)
+    print_findings(admitted.findings)
+    args.gate_findings = admitted.findings  # for the summary line (not repeated there)
+    return data, admitted.hypotheses
 
-        done = [retokenise(data, h, mode) for h in hyps]
-        hyps = [h for h, _ in done]
-        for _, message in done:
-            if message:
-                print(f"gecscope: note: {message}", file=sys.stderr)
-    for w in input_warnings(data, hyps):  # the text gecscope.evaluate warns with
-        print(f"gecscope: warning: {w}", file=sys.stderr)
-    return data, hyps
+
+def print_findings(findings: Sequence[Finding]) -> None:
+    """The gate's findings as the CLI's lines on stderr (its errors were raised)."""
+    for f in findings:
+        if f.severity != "error":
+            kind = "note" if f.severity == "info" else "warning"
+            print(f"gecscope: {kind}: {f.message}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -232,47 +261,22 @@ def input_warnings_printed() -> Iterator[None]:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
-def guard_long_lines(hyp: Hypothesis, data: EvalData, limit: int, action: str) -> Hypothesis:
-    """Refuse (or, with ``action="source"``, replace by the source) hypothesis lines longer
-    than ``limit`` tokens; never a silent truncation."""
-    from gecscope.errors import FormatError
-
-    long = [i for i, toks in enumerate(hyp.tokens) if len(toks) > limit]
-    if not long:
-        return hyp
-    i = long[0]
-    if action == "error" or hyp.m2 is not None:
-        how = ("raise the limit" if hyp.m2 is not None else "raise the limit, or score such "
-               "lines as the unchanged source with --long-lines source")
-        raise FormatError(f"has {len(hyp.tokens[i])} tokens, more than --max-tokens {limit} "
-                          f"({len(long)} such line(s)); {how}", hyp.path, i + 1)
-    tokens = list(hyp.tokens)
-    sources = hyp.sources if hyp.sources is not None else data.sources  # a file's own, if any
-    for k in long:
-        tokens[k] = tuple(sources[k])
-    print(f"gecscope: warning: {hyp.name}: {len(long)} line(s) longer than {limit} tokens "
-          f"(first: line {i + 1}) scored as the unchanged source (--long-lines source)",
-          file=sys.stderr)
-    return hyp.prepared(tokens, f"{len(long)} line(s) over --max-tokens {limit} scored as the "
-                                "source")
-
-
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
                  quiet: bool = False, force: bool = False, jobs: int = 1,
                  backend: str = "local", address: str | None = None) -> list[SystemResult]:
-    """:func:`gecscope.evaluate` with a progress display (its input warnings were printed
-    by :func:`load_inputs`)."""
+    """:func:`gecscope.evaluate` for hypotheses :func:`load_inputs` admitted (the gate is
+    not run twice), with a progress display."""
     from gecscope.cli._common import Progress
     from gecscope.errors import InputWarning
-    from gecscope.evaluation import evaluate
+    from gecscope.evaluation import score_admitted
 
     progress = Progress(len(metrics) * len(hyps) * len(data), "scoring", quiet,
                         unit="sentences", force=force)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InputWarning)
-            return evaluate(metrics, data, hyps, progress=progress, jobs=jobs, backend=backend,
-                            address=address)
+            return score_admitted(metrics, data, hyps, progress=progress, jobs=jobs,
+                                  backend=backend, address=address)
     finally:
         progress.close()
 

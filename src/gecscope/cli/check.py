@@ -2,7 +2,7 @@
 
 Takes ``evaluate``'s inputs (its other options are accepted and ignored, so ``evaluate`` can
 be replaced by ``check`` in a command line) and reports the findings of
-:mod:`gecscope.diagnostics`, each with its severity, file, lines and fix. Exit status: 0
+:mod:`gecscope.gate.diagnostics`, each with its severity, file, lines and fix. Exit status: 0
 when nothing at warning or error severity was found, :data:`EXIT_WARNINGS` for warnings,
 :data:`EXIT_ERRORS` when ``evaluate`` would stop or score something else than meant.
 """
@@ -15,12 +15,17 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gecscope.cli._inputs import EVAL_USAGE, add_eval_arguments, add_report_arguments
+from gecscope.cli._inputs import (
+    EVAL_USAGE,
+    add_eval_arguments,
+    add_report_arguments,
+    gate_options,
+)
 from gecscope.errors import ConfigError, GecscopeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.data import EvalData, Hypothesis
-    from gecscope.diagnostics import Finding
+    from gecscope.gate.diagnostics import Finding
 
 #: exit status when the worst finding is a warning
 EXIT_WARNINGS = 3
@@ -68,7 +73,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gecscope.cli._common import language_from_args
-    from gecscope.diagnostics import check_files
+    from gecscope.gate.diagnostics import check_files
     from gecscope.testsets import load_registry, registry_entry
 
     if args.hash:
@@ -92,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     findings = check_files(args.ref, args.source, args.hyp, args.name,
                            lang=language_from_args(args), hyp_format=args.hyp_format,
                            registry=registry, metrics=args.metric,
-                           hyp_level=getattr(args, "hyp_level", None) or "sentence",
-                           hyp_tokenise=getattr(args, "hyp_tokenise", None) or "none")
+                           hyp_level=getattr(args, "hyp_level", None) or "auto",
+                           hyp_tokenise=getattr(args, "hyp_tokenise", None) or "none",
+                           allow=gate_options(args).allow)
     if args.format == "json":
         print(json.dumps(report_json(args, findings), ensure_ascii=False, indent=1))
     else:
@@ -110,7 +116,7 @@ def exit_status(findings: Sequence[Finding]) -> int:
 
 def report_json(args: argparse.Namespace, findings: Sequence[Finding]) -> dict[str, Any]:
     """The ``--format json`` document (schema ``gecscope-check-1``, docs/check.md)."""
-    from gecscope.diagnostics import counts
+    from gecscope.gate.diagnostics import counts
 
     return {"schema": "gecscope-check-1",
             "inputs": {"references": list(args.ref), "source": args.source,
@@ -121,7 +127,7 @@ def report_json(args: argparse.Namespace, findings: Sequence[Finding]) -> dict[s
 
 def format_text(findings: Sequence[Finding]) -> str:
     """Findings, worst first, one block each: ``severity: where: message`` and ``fix:``."""
-    from gecscope.diagnostics import SEVERITIES, counts
+    from gecscope.gate.diagnostics import SEVERITIES, counts
 
     if not findings:
         return "gecscope check: nothing found\n"
@@ -137,11 +143,12 @@ def format_text(findings: Sequence[Finding]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_summary(data: EvalData, hyps: Sequence[Hypothesis]) -> None:
+def print_summary(data: EvalData, hyps: Sequence[Hypothesis],
+                  shown: Sequence[Finding] = ()) -> None:
     """``gecscope evaluate``'s one line on stderr about what ``check`` would find (its cheap
-    checks; what :func:`gecscope.checks.input_warnings` printed is not repeated). A broken
+    checks; ``shown``, the gate's findings printed in full, are not repeated). A broken
     user registry does not stop an evaluation: it is named instead."""
-    from gecscope.diagnostics import evaluation_findings, summary_line
+    from gecscope.gate.diagnostics import evaluation_findings, summary_line
     from gecscope.testsets import load_registry, shipped_registry
 
     problem = ""
@@ -150,7 +157,7 @@ def print_summary(data: EvalData, hyps: Sequence[Hypothesis]) -> None:
     except ConfigError as exc:
         registry, problem = shipped_registry(), f"test-set registry not read: {exc}"
     try:
-        line = summary_line(evaluation_findings(data, hyps, registry), _HINT)
+        line = summary_line(evaluation_findings(data, hyps, registry, shown), _HINT)
     except (GecscopeError, OSError) as exc:  # a summary never stops an evaluation
         line, problem = None, problem or f"the checks did not run ({exc})"
     if line:

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                           "distinct names with --name")
     from gecscope.cli.check import print_summary
 
-    print_summary(data, hyps)  # the one line evaluate prints on what `check` would find
+    print_summary(data, hyps, getattr(args, "gate_findings", ()))  # the one line evaluate prints on what `check` would find
     force = getattr(args, "progress", False)
     if args.html:  # the report shows every system's edits: extracted once, scoring uses them
         hyps = _with_edits(data, hyps, args, force)

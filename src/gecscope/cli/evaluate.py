@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     data, hyps = load_inputs(args)
     from gecscope.cli.check import print_summary
 
-    print_summary(data, hyps)  # one line on what `gecscope check` would find
+    print_summary(data, hyps, getattr(args, "gate_findings", ()))  # one line on what `gecscope check` would find
     results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
                            getattr(args, "jobs", 1), getattr(args, "backend", "local"),
                            getattr(args, "address", None))

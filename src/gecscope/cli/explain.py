@@ -72,6 +72,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--full", action="store_true",
                    help="text format: do not shorten long unchanged chunks")
     add_jobs_argument(p, "scoring the sentences of --attribution")
+    from gecscope.cli._inputs import add_gate_arguments
+
+    add_gate_arguments(p.add_argument_group("input checks (as for evaluate: docs/raw-text.md)"))
     add_language_arguments(p)
     p.set_defaults(func=run)
 
@@ -99,9 +102,8 @@ def run(args: argparse.Namespace) -> int:
                          weighting=args.weighting, level=args.level)
     lang = language_from_args(args)
     data = EvalData(tuple(args.ref), args.source, lang)
-    origin = args.ref[0] if data.m2 is not None else args.source
-    hyp = Hypothesis.from_file(args.hyp, expected=len(data), expected_from=origin, lang=lang)
-    hyp = data.align(hyp)  # a parallel file's rows matched by id, sources checked
+    hyp = Hypothesis.from_file(args.hyp, lang=lang)
+    hyp = _admitted(args, data, hyp)  # the gate, as for evaluate
     if args.all:
         from gecscope.metrics.cleme import partitions
 
@@ -167,6 +169,17 @@ def render(t: dict[str, Any], full: bool = False) -> str:
     lines.append(f"best reference (sentence level): {t['best_reference']}{extra}")
     lines.append("(* corrected chunk, + dummy chunk = insertion point; weights in brackets)")
     return "\n".join(lines)
+
+
+def _admitted(args: argparse.Namespace, data: Any, hyp: Any) -> Any:
+    """``hyp`` through the gate (:func:`gecscope.gate.admit`) with the command's options,
+    what it found printed."""
+    from gecscope.cli._inputs import gate_options, print_findings
+    from gecscope.gate import admit
+
+    admitted = admit(data, [hyp], gate_options(args))
+    print_findings(admitted.findings)
+    return admitted.hypotheses[0]
 
 
 def run_attribution(args: argparse.Namespace) -> int:

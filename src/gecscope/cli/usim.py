@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from typing import Any
 
-from gecscope.cli._inputs import add_long_line_arguments, guard_long_lines
+from gecscope.cli._inputs import add_gate_arguments
 from gecscope.errors import ConfigError
 
 
@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
                         "A:annotator B for iaa); repeatable")
     p.add_argument("--source", help="source text file (one tokenised sentence per line)")
     p.add_argument("--hyp", help="corrected text file, aligned line by line with --source")
-    add_long_line_arguments(p)
+    add_gate_arguments(p.add_argument_group("input checks (as for evaluate: docs/raw-text.md)"))
     p.add_argument("--parser", default="ucca",
                    help="parser backend for text input: ucca (default, gecscope's trained UCCA "
                         "parser) or approx-spacy (APPROXIMATE, not UCCA)")
@@ -149,7 +149,9 @@ def _run_gold(args: argparse.Namespace) -> int:
 
 def _run_text(args: argparse.Namespace) -> int:
     from gecscope.cli._common import dump_json
+    from gecscope.cli._inputs import gate_options, print_findings
     from gecscope.data import EvalData, Hypothesis
+    from gecscope.gate import admit
     from gecscope.metrics.usim import USimMetric
     from gecscope.reports.text import render_table
 
@@ -159,14 +161,13 @@ def _run_text(args: argparse.Namespace) -> int:
     metric = USimMetric(parser=args.parser, gold_dir=args.gold_dir or "",
                         **dataclasses.asdict(opts))
     data = EvalData((), source_path=args.source)
-    hyp = Hypothesis.from_file(args.hyp, expected=len(data.sources),
-                               expected_from=args.source)
-    hyp = data.align(hyp)  # a parallel file's sources checked against --source
-    if args.max_tokens < 0:
-        raise ConfigError(f"--max-tokens must be >= 0 (0 = no limit), got {args.max_tokens}")
-    if args.max_tokens:
-        hyp = guard_long_lines(hyp, data, args.max_tokens, args.long_lines)
-    result = metric.evaluate(data, hyp)
+    hyp = Hypothesis.from_file(args.hyp)
+    admitted = admit(data, [hyp], gate_options(args))  # the gate, as for evaluate
+    print_findings(admitted.findings)
+    hyp = admitted.hypotheses[0]
+    metric.check_inputs(data)
+    metric.check_hypothesis(data, hyp)
+    result = metric.result(data, hyp)
     score = result.score
     if args.json:
         print(dump_json({"system": hyp.name, "score": score.value, "fields": score.fields,

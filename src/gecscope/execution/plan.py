@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.execution.pool import Task, plan_ranges, process_pool, score_task
+from gecscope.gate.consistency import check_hypothesis
 from gecscope.metrics.base import Metric, SystemResult
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
         if data.has_references:
             data.reference_edits()
         for h in hyps:
-            data.check(h)
+            check_hypothesis(data, h)
             data.hypothesis_m2(h)
         return
     if data.m2 is None and data.has_references and data.peek(REFERENCE_EDITS) is None:
@@ -95,7 +96,7 @@ def extract_edits(data: EvalData, hyps: Sequence[Hypothesis], jobs: int,
         return
     systems = list(todo.values())
     for h in systems:
-        data.check(h)
+        check_hypothesis(data, h)
     corpus = annotate_parallel(data.hypothesis_sources, [h.tokens for h in systems], jobs=jobs,
                                progress=progress, executor=executor)
     store_joint_edits(data, systems, corpus.sentences)

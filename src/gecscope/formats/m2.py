@@ -14,7 +14,7 @@ nothing. Blocks are separated by blank lines.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from gecscope.errors import FormatError
 from gecscope.formats.base import PathLike, atomic_write, read_text, split_lines
@@ -214,3 +214,12 @@ def write_m2(path: PathLike, corpus: Corpus | Iterable[Sentence]) -> None:
                 raise FormatError(f"sentence {i}: {exc}", path) from None
 
     atomic_write(path, blocks())
+
+
+_ERRANT_TYPE = re.compile(r"^(?:[MRU]:[A-Z]+(?::[A-Z]+)?|UNK)$")
+
+
+def errant_typed(types: Sequence[str]) -> bool:
+    """Whether most of these edit types are ERRANT's (``R:NOUN:NUM``, ``M:DET``, ``UNK``)."""
+    types = [t for t in types if t and t != "noop"]
+    return bool(types) and sum(1 for t in types if _ERRANT_TYPE.match(t)) >= len(types) / 2

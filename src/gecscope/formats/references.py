@@ -9,10 +9,12 @@ starts like M2 stays text (with a note saying so).
 from __future__ import annotations
 
 import re
+import unicodedata
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gecscope.errors import ConfigError, InputWarning
+from gecscope.errors import ConfigError, FormatError, InputWarning, LengthMismatchError
 from gecscope.formats.base import PathLike, read_text
 from gecscope.formats.imeasure_xml import IMeasureGold, gold_to_m2, looks_like_gold, parse_gold
 from gecscope.formats.m2 import CHERRANT_TARGET, parse_m2
@@ -157,3 +159,23 @@ def corpus_references(corpus: Corpus, cycle: bool = False) -> list[list[Tokens]]
         return [corpus.references(k) for k in ids] or [corpus.sources]
     per = [[s.reference(a) for a in s.annotators] or [s.source] for s in corpus]
     return [[refs[k % len(refs)] for refs in per] for k in range(len(ids))]
+
+
+def check_m2_sources(sources: Sequence[Tokens], gold: Corpus,
+                     path: str | None = None) -> None:
+    """The sources given with a gold M2 (read from ``path``, or from memory) are its S lines,
+    sentence by sentence, token for token up to Unicode compatibility forms (NFKC: ChERRANT's
+    demo M2 has ':' where its source file has the full-width '：')."""
+    if len(gold) != len(sources):
+        raise LengthMismatchError(len(sources), len(gold), gold.path, "sentences",
+                                  path or "sources")
+    for i, (a, b) in enumerate(zip(sources, gold.sources, strict=True)):
+        if a != b and (len(a) != len(b) or any(
+                x != y and unicodedata.normalize("NFKC", x) != unicodedata.normalize("NFKC", y)
+                for x, y in zip(a, b, strict=True))):
+            what = (f"the source differs from the M2's S line ({' '.join(a)[:40]!r} vs "
+                    f"{' '.join(b)[:40]!r}; {gold.path or 'the M2'})")
+            if path is not None:
+                raise FormatError(f"{what}: give the source the M2 was made from, or no source",
+                                  path, i + 1)
+            raise ConfigError(f"sentence {i + 1}: {what}")

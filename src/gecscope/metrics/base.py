@@ -28,7 +28,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.formats.references import looks_like_m2
+from gecscope.gate import GateOptions, admit, check_hypothesis, emit
 from gecscope.languages import Tokeniser
+
+#: the gate's options by name (Metric.evaluate/score/corpus_score keywords)
+GATE_OPTIONS = frozenset(f.name for f in dataclasses.fields(GateOptions))
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.stats.fastpath import ResamplingCounts
@@ -343,9 +347,12 @@ class Metric(ABC, Generic[S]):
 
     # -- scoring -------------------------------------------------------------------------
 
-    def score(self, data: EvalData, hyp: Hypothesis) -> Score:
-        """The corpus score of ``hyp`` against ``data``."""
-        return self.evaluate(data, hyp).score
+    def score(self, data: EvalData, hyp: Hypothesis, options: GateOptions | None = None,
+              **gate: Any) -> Score:
+        """The corpus score of ``hyp`` against ``data``, after the gate
+        (:func:`gecscope.gate.admit`; ``gate``: its options, as :func:`gecscope.evaluate`
+        takes them)."""
+        return self.evaluate(data, hyp, options, **gate).score
 
     def check_inputs(self, data: EvalData) -> None:
         """Refuse inputs that lack what :attr:`requires` declares."""
@@ -354,20 +361,38 @@ class Metric(ABC, Generic[S]):
                               "given)")
 
     def check_hypothesis(self, data: EvalData, hyp: Hypothesis) -> None:
-        """Refuse a hypothesis that does not fit ``data`` (:meth:`EvalData.check`: one
-        sentence per reference sentence, the same ids and sources); a metric that checks
-        against its own reference (I-measure's gold) overrides it."""
-        data.check(hyp)
+        """Refuse a hypothesis that does not fit ``data`` (one sentence per reference
+        sentence, the same ids and sources: :func:`gecscope.gate.check_hypothesis`); a metric
+        that checks against its own reference (I-measure's gold) overrides it."""
+        check_hypothesis(data, hyp)
 
-    def evaluate(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
-        """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports)."""
+    def evaluate(self, data: EvalData, hyp: Hypothesis, options: GateOptions | None = None,
+                 **gate: Any) -> SystemResult:
+        """Score ``hyp`` and keep the per-sentence statistics (for resampling and reports).
+        ``hyp`` passes the gate first (:func:`gecscope.gate.admit`: the checks, realignment
+        and re-tokenisation of ``gecscope evaluate``; what it finds is an
+        :class:`~gecscope.errors.InputWarning`); ``gate`` takes its options by name
+        (``hyp_tokenise``, ``hyp_level``, ``hyp_normalise``, ``max_tokens``, ``long_lines``,
+        ``allow``)."""
         self.check_inputs(data)
+        hyp = self._admit(data, hyp, options, gate)
         self.check_hypothesis(data, hyp)
         return self.result(data, hyp)
 
+    @staticmethod
+    def _admit(data: EvalData, hyp: Hypothesis, options: GateOptions | None,
+               gate: Mapping[str, Any]) -> Hypothesis:
+        unknown = sorted(set(gate) - GATE_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown option {unknown[0]!r}; the gate takes "
+                            f"{', '.join(sorted(GATE_OPTIONS))}")
+        admitted = admit(data, [hyp], GateOptions.of(options, **gate))
+        emit(admitted.findings, stacklevel=4)
+        return admitted.hypotheses[0]
+
     def result(self, data: EvalData, hyp: Hypothesis) -> SystemResult:
-        """:meth:`evaluate` without the input checks, for a caller that made them once for
-        every metric and system (:func:`gecscope.execution.plan.make_plan`)."""
+        """:meth:`evaluate` without the gate and the checks, for a caller that made them once
+        for every metric and system (:func:`gecscope.execution.plan.make_plan`)."""
         stats = self.sentence_stats(data, hyp)
         return SystemResult(hyp.name, self.name, self.aggregate(stats), stats,
                             self.sentence_values(stats))
@@ -394,22 +419,29 @@ class Metric(ABC, Generic[S]):
                      *, sources: Sequence[str] | None = None,
                      references: Sequence[Sequence[str]] | None = None,
                      m2: Corpus | str | None = None,
-                     tokenise: Tokeniser = "whitespace") -> Score:
+                     tokenise: Tokeniser = "whitespace", options: GateOptions | None = None,
+                     **gate: Any) -> Score:
         """Corpus score of a system output given as strings (or a :class:`Hypothesis`).
 
         References come as ``data`` (build it once when scoring repeatedly), or as
-        ``sources`` plus ``references`` (``[reference][sentence]`` strings) or ``m2``.
+        ``sources`` plus ``references`` (``[reference][sentence]`` strings) or ``m2``. The
+        output passes the gate as in :func:`gecscope.evaluate`, with the same options
+        (``hyp_tokenise="auto"`` for detokenised text, ``hyp_level``, ``allow``...): a
+        detokenised output against tokenised references is an
+        :class:`~gecscope.errors.InputWarning` naming ``hyp_tokenise="auto"``.
         """
-        return self.score(*self._inputs(hypotheses, data, sources, references, m2, tokenise))
+        return self.score(*self._inputs(hypotheses, data, sources, references, m2, tokenise),
+                          options, **gate)
 
     def sentence_scores(self, hypotheses: Sequence[str] | Hypothesis,
                         data: EvalData | None = None, *, sources: Sequence[str] | None = None,
                         references: Sequence[Sequence[str]] | None = None,
                         m2: Corpus | str | None = None,
-                        tokenise: Tokeniser = "whitespace") -> list[float]:
+                        tokenise: Tokeniser = "whitespace", options: GateOptions | None = None,
+                        **gate: Any) -> list[float]:
         """One score per sentence (see :meth:`corpus_score` for the arguments)."""
         result = self.evaluate(*self._inputs(hypotheses, data, sources, references, m2,
-                                             tokenise))
+                                             tokenise), options, **gate)
         if result.sentence_scores is None:
             raise ConfigError(f"metric {self.name!r} defines no sentence-level score")
         return result.sentence_scores

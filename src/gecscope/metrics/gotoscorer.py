@@ -38,6 +38,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, FormatError, OutputError
+from gecscope.gate.consistency import check_hypothesis
 from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CandidateCounts, CountSpec
 from gecscope.stats.prf import prf
@@ -266,7 +267,7 @@ def compute_weights(data: EvalData, systems: Sequence[Hypothesis], ref_id: int =
     if not systems:
         raise ConfigError("gotoscorer: difficulty weights need at least one system output")
     for h in systems:
-        data.check(h)
+        check_hypothesis(data, h)
     ref = reference_chunks(data, ref_id)
     sys_chunks = [hypothesis_chunks(data, h) for h in systems]
     w, ev = weights_from_chunks(ref, sys_chunks, compat=not fix_weight_positions)

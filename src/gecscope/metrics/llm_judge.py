@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.gate.consistency import check_hypothesis
 from gecscope.llm_client import (
     AnswerCache,
     ChatClient,
@@ -441,7 +442,7 @@ class LLMJudgeMetric(Metric[int]):
         if not hyps:
             raise ConfigError(f"{self.name}: judge_systems needs at least one system")
         for h in hyps:
-            data.check(h)
+            check_hypothesis(data, h)
         per_system = [self.targets(data, h) for h in hyps]
         texts = [[" ".join(t) for t in h.tokens] for h in hyps]
         requests, chosen_all = [], []

@@ -23,8 +23,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gecscope.checks import errant_typed
 from gecscope.errors import GecscopeError
+from gecscope.formats.m2 import errant_typed
 from gecscope.types import NOOP_TYPE, UNK_TYPE, Annotation, Corpus, Edit, Sentence
 
 #: Below this share of one side's edits typed with the other side's types (on both sides),

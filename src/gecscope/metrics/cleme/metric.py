@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 from gecscope.data import EvalData, Hypothesis, Slot
 from gecscope.errors import ConfigError
+from gecscope.gate.consistency import check_hypothesis
 from gecscope.metrics import candidates
 from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.candidates import CandidateCounts, CountSpec
@@ -687,7 +688,7 @@ def explain(metric: Metric, data: EvalData, hyp: Hypothesis, indices: Sequence[i
     if not isinstance(metric, (CLEMEMetric, CLEME2Metric)):
         raise ConfigError(f"explain supports the metrics cleme and cleme2, not {metric.name!r}")
     cfg = metric.config
-    data.check(hyp)
+    check_hypothesis(data, hyp)
     n = len(data)
     for i in indices:
         if not 0 <= i < n:

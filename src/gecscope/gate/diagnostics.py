@@ -5,8 +5,10 @@ Every finding here is a way to get a wrong number with no error: shifted lines, 
 another character width than the references', a hypothesis that is the source or a
 reference, repeated lines, line ends and byte-order marks other tools read differently, and a
 test set recognised by hash with the scorer its papers report. The detokenisation, M2-role and
-Unicode-form checks stay in :mod:`gecscope.checks` (the warnings of every evaluation);
-:func:`warning_findings` turns them into findings, so each is detected in one place.
+Unicode-form checks are the gate's (:mod:`gecscope.gate.warnings`, the warnings of every
+evaluation), and what is done with lines out of place is the gate's decision
+(:func:`gecscope.gate.realign.assess`): ``check`` reports the same findings, so each is
+detected in one place.
 
 The checks on sentences work on tokens (``Sequence[Sequence[str]]``) already read, so
 :func:`content_findings` is cheap enough to run on every evaluation; :func:`file_findings`
@@ -18,80 +20,32 @@ from __future__ import annotations
 import dataclasses
 import unicodedata
 import warnings
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gecscope.data import EvalData
+from gecscope.gate.findings import (
+    ERROR,
+    INFO,
+    SEVERITIES,
+    WARNING,
+    Finding,
+    counts,
+    finding,
+    format_lines,
+)
+from gecscope.gate.warnings import hypothesis_warnings
+from gecscope.hypothesis import Hypothesis
 from gecscope.testsets import KnownFile, identify
 from gecscope.types import Tokens
 
-if TYPE_CHECKING:  # pragma: no cover
-    from gecscope.data import EvalData, Hypothesis
-
-ERROR, WARNING, INFO = "error", "warning", "info"
-SEVERITIES = (ERROR, WARNING, INFO)
-#: line numbers kept per finding (the count is kept whole)
-MAX_LINES = 50
+__all__ = ["SEVERITIES", "Finding", "check_files", "counts", "evaluation_findings",
+           "format_lines", "summary_line"]
 
 Lines = Sequence[Tokens]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing found: ``code`` names the check (docs/check.md lists them), ``lines`` are
-    1-based line numbers of ``file`` (at most :data:`MAX_LINES`; ``count`` is how many there
-    were), ``fix`` says what to do (the flag to use)."""
-
-    code: str
-    severity: str
-    message: str
-    fix: str = ""
-    file: str | None = None
-    system: str | None = None
-    lines: tuple[int, ...] = ()
-    count: int = 0
-    #: a few words for one-line summaries ("lines 40-43 shifted")
-    short: str = ""
-    data: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def where(self) -> str:
-        """``file:lines`` ("NTHU:40-43", "AMU: 3 lines from 12"), or the file alone."""
-        where = self.file or self.system or ""
-        if self.lines:
-            where += f":{format_lines(self.lines, self.count)}"
-        return where
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "system": self.system,
-                "file": self.file, "lines": list(self.lines),
-                "line_count": self.count or len(self.lines), "message": self.message,
-                "fix": self.fix, "data": self.data}
-
-
-def format_lines(lines: Sequence[int], count: int = 0) -> str:
-    """``1-3,7`` for lines 1, 2, 3 and 7, with ``(+N more)`` past the ones kept."""
-    parts: list[str] = []
-    start = prev = None
-    for n in lines:
-        if prev is not None and n == prev + 1:
-            prev = n
-            continue
-        if start is not None:
-            parts.append(f"{start}-{prev}" if prev != start else f"{start}")
-        start = prev = n
-    if start is not None:
-        parts.append(f"{start}-{prev}" if prev != start else f"{start}")
-    more = count - len(lines)
-    return ",".join(parts) + (f" (+{more} more)" if more > 0 else "")
-
-
-def _finding(code: str, severity: str, message: str, fix: str, *, file: str | None = None,
-             system: str | None = None, lines: Sequence[int] = (), short: str = "",
-             **data: Any) -> Finding:
-    return Finding(code, severity, message, fix, file, system, tuple(lines[:MAX_LINES]),
-                   len(lines), short or code, data)
+_finding = finding
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -267,104 +221,6 @@ def incomplete_sets(found: Sequence[Finding]) -> list[Finding]:
 # -- sentences --------------------------------------------------------------------------------
 
 
-def _similarity(a: Counter[str], b: Counter[str], na: int, nb: int) -> float:
-    """Dice coefficient of two token bags (1.0 for two empty lines)."""
-    if not na and not nb:
-        return 1.0
-    return 2 * sum((a & b).values()) / (na + nb)
-
-
-class _Bags(dict[int, Counter[str]]):
-    """Lower-cased token bags of the source lines, made when first asked for."""
-
-    def __init__(self, sources: Lines) -> None:
-        super().__init__()
-        self.sources = sources
-
-    def __missing__(self, i: int) -> Counter[str]:
-        bag = self[i] = Counter(map(str.lower, self.sources[i]))
-        return bag
-
-
-#: a line is in place when its similarity to its own source is at least this
-IN_PLACE = 0.7
-#: how far (in lines) a shifted line is looked for
-SHIFT_REACH = 3
-
-
-def shifted_runs(hypothesis: Lines, sources: Lines, *, min_run: int = 2,
-                 min_tokens: int = 3) -> list[tuple[int, int, int]]:
-    """Runs of lines where hypothesis line ``i`` is much closer to source line ``i + k``
-    (``0 < |k| <= SHIFT_REACH``) than to source line ``i``: ``(first, last, k)``, 0-based,
-    each at least ``min_run`` lines long. Cheap: a line in place (most) costs one
-    comparison of token bags."""
-    n = min(len(hypothesis), len(sources))
-    bags = _Bags(sources)
-    shift: list[int] = [0] * n
-    in_place = [False] * n
-    for i in range(n):
-        h = hypothesis[i]
-        if len(h) < min_tokens:
-            continue
-        if tuple(h) == tuple(sources[i]):  # unchanged: in place, no counting
-            in_place[i] = True
-            continue
-        hb = Counter(map(str.lower, h))
-        own = _similarity(hb, bags[i], len(h), len(sources[i]))
-        if own >= IN_PLACE:
-            in_place[i] = True
-            continue
-        best, best_k = own, 0
-        for k in range(-SHIFT_REACH, SHIFT_REACH + 1):
-            j = i + k
-            if k and 0 <= j < len(sources):
-                s = _similarity(hb, bags[j], len(h), len(sources[j]))
-                if s > best:
-                    best, best_k = s, k
-        if best_k and best >= 0.5 and best >= own + 0.25:
-            shift[i] = best_k
-    # a run takes in its neighbours that are closer to the shifted source than to their own,
-    # by any margin (NTHU's line 42 shares many words with both)
-    changed = True
-    while changed:
-        changed = False
-        for i in range(n):
-            k = next((shift[m] for m in (i - 1, i + 1) if 0 <= m < n and shift[m]), 0)
-            if shift[i] or not k or not 0 <= i + k < len(sources) or \
-                    len(hypothesis[i]) < min_tokens:
-                continue
-            hb = Counter(map(str.lower, hypothesis[i]))
-            own = _similarity(hb, bags[i], len(hypothesis[i]), len(sources[i]))
-            there = _similarity(hb, bags[i + k], len(hypothesis[i]), len(sources[i + k]))
-            if own < IN_PLACE and there >= 0.5 and there > own:
-                shift[i] = k
-                changed = True
-    runs = []
-    i = 0
-    while i < n:
-        if not shift[i]:
-            i += 1
-            continue
-        j = i
-        while True:  # a run goes on over up to 2 undecided lines (short, or unlike both)
-            nxt = next((m for m in range(j + 1, min(j + 4, n))
-                        if shift[m] or in_place[m]), None)
-            if nxt is not None and not shift[nxt] and 0 <= nxt + shift[i] < len(sources):
-                # in place, unless its shifted source is as close (near-duplicate sources)
-                hb = Counter(map(str.lower, hypothesis[nxt]))
-                lh = len(hypothesis[nxt])
-                if _similarity(hb, bags[nxt + shift[i]], lh, len(sources[nxt + shift[i]])) >= \
-                        _similarity(hb, bags[nxt], lh, len(sources[nxt])):
-                    shift[nxt] = shift[i]
-            if nxt is None or shift[nxt] != shift[i]:
-                break
-            j = nxt
-        if j - i + 1 >= min_run:
-            runs.append((i, j, shift[i]))
-        i = j + 1
-    return runs
-
-
 #: the full-width punctuation of Chinese text and its half-width (ASCII) form; NFKC maps all
 #: but the ideographic full stop, which has no compatibility form
 CJK_PUNCTUATION = {"，": ",", "。": ".", "？": "?", "！": "!", "：": ":", "；": ";", "（": "(",
@@ -473,24 +329,12 @@ def width_findings(name: str, path: str | None, hypothesis: Lines,
 def content_findings(name: str, path: str | None, hypothesis: Lines, sources: Lines,
                      references: Sequence[Lines] = (),
                      hypothesis_sources: Lines | None = None) -> list[Finding]:
-    """What the sentences show, line by line against the source: shifted runs, empty lines,
-    a hypothesis that is the source or a reference, repeated lines, other character forms
-    than the references'. ``hypothesis`` and ``sources`` may differ in length (the common
+    """What the sentences show, line by line against the source: empty lines, a hypothesis
+    that is the source or a reference, repeated lines, other character forms than the
+    references' (lines out of place are the gate's pairing, :mod:`gecscope.gate.pairing`). ``hypothesis`` and ``sources`` may differ in length (the common
     lines are compared)."""
     out: list[Finding] = []
     n = min(len(hypothesis), len(sources))
-    for first, last, k in shifted_runs(hypothesis, sources):
-        side = f"{abs(k)} line{'s' if abs(k) > 1 else ''} {'below' if k > 0 else 'above'}"
-        out.append(_finding(
-            "shift", WARNING,
-            f"{name}: lines {first + 1}-{last + 1} match the source {side} better than their "
-            f"own (hypothesis line i is source line i{k:+d}): "
-            f"{'a line was lost' if k > 0 else 'a line was added'} before line {first + 1}, "
-            "shifting what follows",
-            "repair the file (the system dropped, added, merged or split a line there); "
-            "for merged or split sentences score with --hyp-level auto",
-            file=path, system=name, lines=list(range(first + 1, last + 2)),
-            short=f"{name}: lines {first + 1}-{last + 1} shifted", offset=k))
     empty = [i + 1 for i in range(n) if not hypothesis[i] and len(sources[i]) >= 2]
     if empty:
         out.append(_finding("empty-lines", WARNING,
@@ -566,46 +410,20 @@ def line_count_finding(name: str, path: str, got: int, expected: int, expected_f
     elif realigned:
         fix = ("if the system merged or split sentences or wrote paragraphs, the alignment "
                "is what you want (check its low-confidence lines); otherwise repair the "
-               "file where lines were lost or added (see the shift findings)")
+               "file where lines were lost or added (the misplaced-lines finding names them)")
     elif got > expected:
         fix = ("if the system split sentences, score with --hyp-level auto (sentences "
-               "re-aligned to the source's); otherwise find the extra lines (see the shift "
-               "findings)")
+               "re-aligned to the source's); otherwise find the extra lines (the "
+               "misplaced-lines finding names them)")
     else:
         fix = ("if the system merged sentences or wrote paragraphs, score with --hyp-level "
-               "auto; otherwise find the lost lines (see the shift findings)")
+               "auto; otherwise find the lost lines (the misplaced-lines finding names them)")
     then = ("; evaluate will align its lines to the source's sentences (--hyp-level)"
             if realigned else "")
     return _finding("line-count", WARNING if realigned else ERROR,
                     f"{name} has {got} lines, {expected_from} has {expected}{why}{then}", fix,
                     file=path, system=name, short=f"{name}: {got} lines for {expected}",
                     got=got, expected=expected)
-
-
-def warning_findings(name: str, path: str | None, warnings: Iterable[tuple[str, str]]
-                     ) -> list[Finding]:
-    """Findings for the warnings of :func:`gecscope.checks.input_warnings`-style checks,
-    given as ``(code, message)``: detokenised hypothesis, M2 with several annotators,
-    Unicode form."""
-    fixes = {"detokenised": "score with --hyp-tokenise auto (retokenises it the way the "
-                            "references were made), or tokenise the file first",
-             "running-text-references": "score with --tokenise nltk (or spacy), which "
-                                        "tokenises the source, references and hypotheses "
-                                        "alike",
-             "m2-role": "give the system's M2 (one annotator) as --hyp and the references as -r",
-             "unicode-form": "normalise the file to NFC without zero-width characters"}
-    shorts = {"detokenised": "detokenised hypothesis",
-              "running-text-references": "references are running text", "m2-role": "M2 with several annotators",
-              "unicode-form": "Unicode normal form"}
-    return [_finding(code, WARNING, message, fixes.get(code, ""), file=path, system=name,
-                     short=f"{name}: {shorts.get(code, code)}")
-            for code, message in warnings if message]
-
-
-def counts(findings: Iterable[Finding]) -> dict[str, int]:
-    """How many findings of each severity."""
-    c = Counter(f.severity for f in findings)
-    return {s: c[s] for s in SEVERITIES}
 
 
 def summary_line(findings: Sequence[Finding], hint: str) -> str | None:
@@ -654,15 +472,15 @@ def _collect(out: list[Finding], caught: Iterable[warnings.WarningMessage],
 def check_files(references: Sequence[str], source: str | None, hypotheses: Sequence[str],
                 names: Sequence[str] | None = None, *, lang: Any = None,
                 hyp_format: str = "auto", registry: Iterable[KnownFile] = (),
-                metrics: Sequence[str] | None = None, hyp_level: str = "sentence",
-                hyp_tokenise: str = "none") -> list[Finding]:
+                metrics: Sequence[str] | None = None, hyp_level: str = "auto",
+                hyp_tokenise: str = "none", allow: Iterable[str] = ()) -> list[Finding]:
     """Every finding about an evaluation's files, as ``gecscope check`` reports them: what
     makes ``gecscope evaluate`` stop (a wrong line count, a file it cannot read) is reported
     as an error finding and the other checks still run on what could be read. Nothing is
     annotated (no edit extraction): files are read as text, so it is fast in any language.
     ``hyp_level`` and ``hyp_tokenise`` are evaluate's ``--hyp-level`` and ``--hyp-tokenise``:
-    what they will repair is said, as a warning or a note."""
-    from gecscope.checks import glued_share, system_names
+    what they will repair is said, as a warning or a note; ``allow`` is ``--allow`` (what
+    evaluate scores anyway is a warning, not an error)."""
     from gecscope.errors import GecscopeError
     from gecscope.formats.base import split_lines
     from gecscope.formats.m2 import parse_m2
@@ -672,6 +490,8 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
         read_hypothesis_text,
         read_references,
     )
+    from gecscope.gate.warnings import glued_share
+    from gecscope.hypothesis import system_names
     from gecscope.languages import as_language
 
     tok = as_language(lang).tokeniser()
@@ -774,14 +594,16 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
             tokens = [tok(ln.strip()) for ln in r.lines]
         if sources is None:
             continue
-        if len(tokens) != len(sources):
-            tokens = _line_count(out, name, path, tokens, sources, origin, r.lines,
-                                 hyp_level if hyp_m2 is None and fmt != "parallel"
-                                 else "sentence")
+        if hyp_m2 is None and fmt != "parallel":
+            tokens = _assessed(out, name, path, tokens, sources, origin, r.lines, hyp_level,
+                               frozenset(allow))
+        elif len(tokens) != len(sources):
+            out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
+                                          r.lines))
         out.extend(content_findings(name, path, tokens, sources, refs, own_sources))
-        warned = _input_warnings(name, path, tokens, sources, ref_share,
-                                 hyp_m2.annotators if hyp_m2 is not None else None,
-                                 m2_annotators)
+        warned = hypothesis_warnings(name, path, tokens, sources, ref_share,
+                                     hyp_m2.annotators if hyp_m2 is not None else None,
+                                     m2_annotators)
         if hyp_tokenise != "none" and hyp_m2 is None:
             warned = [dataclasses.replace(
                 f, severity=INFO, message=f"{f.message} (--hyp-tokenise {hyp_tokenise} "
@@ -790,62 +612,45 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
     return out
 
 
-def _line_count(out: list[Finding], name: str, path: str, tokens: Lines, sources: Lines,
-                origin: str, raw_lines: Sequence[str], hyp_level: str) -> Lines:
-    """The line-count finding of a hypothesis, after trying what ``evaluate --hyp-level``
-    would do: under ``auto``/``paragraph`` the lines are aligned to the source's sentences
-    (:func:`gecscope.hypothesis.realign`, the code evaluate runs); a confident alignment is
-    a warning and its sentences are checked further, a failed one is the error evaluate
-    stops at, naming the sentences."""
-    from gecscope.errors import GecscopeError
-    from gecscope.hypothesis import Hypothesis, realign
+def _assessed(out: list[Finding], name: str, path: str, tokens: Lines, sources: Lines,
+              origin: str, raw_lines: Sequence[str], hyp_level: str,
+              allow: frozenset[str] = frozenset()) -> Lines:
+    """What the gate finds about a plain-text hypothesis' lines as given (before any
+    realignment): lines lost, added, swapped or shifted, lines like no source sentence,
+    another test set, and what ``evaluate --hyp-level`` would do with it
+    (:func:`gecscope.gate.realign.assess`, the code evaluate runs). A refusal is an error
+    finding; the sentences returned are what evaluate would score (the lines as given when
+    it would stop)."""
+    from gecscope.alignment.sentences import SentenceIndex
+    from gecscope.gate.findings import InputRefusedError
+    from gecscope.gate.realign import assess
 
-    if hyp_level == "sentence":
-        out.append(line_count_finding(name, path, len(tokens), len(sources), origin,
-                                      raw_lines))
+    index = SentenceIndex.of([" ".join(t) for t in sources])
+    a = assess(Hypothesis(name, tokens, None, path), index, hyp_level, allow, origin)
+    out.extend(a.findings)
+    if a.refusal is None:
+        if len(tokens) != len(sources):
+            f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines,
+                                   realigned=True)
+            out.append(f)
+        return list(a.hypothesis.tokens)
+    if isinstance(a.refusal, InputRefusedError):
+        if a.refusal.finding not in a.findings:
+            out.append(a.refusal.finding)
         return tokens
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            hyp, done = realign(Hypothesis(name, tokens, None, path), sources, hyp_level,
-                                origin)
-    except GecscopeError as exc:
-        f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines)
-        out.append(dataclasses.replace(
-            f, message=str(exc).removeprefix(f"{path}: "),
-            fix="find the lines lost or added (see the shift findings); if the lines are "
-                "paragraphs and the sentences named were really dropped or rewritten, "
-                "--hyp-level paragraph scores them as aligned; delete text aligned to no "
-                "source sentence (an LLM's comment) from the file"))
-        return tokens
-    f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines,
-                           realigned=True)
-    out.append(dataclasses.replace(f, message=f"{f.message}: {done}") if done else f)
-    return list(hyp.tokens)
+    f = line_count_finding(name, path, len(tokens), len(sources), origin, raw_lines)
+    lines = tuple(sorted({m.line + 1 for m in a.pairing.misplaced}))[:50] if a.pairing else ()
+    from gecscope.errors import LengthMismatchError
 
-
-def _input_warnings(name: str, path: str | None, tokens: Lines, sources: Lines,
-                    ref_share: float | None, hyp_annotators: Sequence[int] | None,
-                    ref_annotators: Sequence[int], unicode: bool = True) -> list[Finding]:
-    """The checks of :func:`gecscope.checks.input_warnings` (detokenised, M2 role, and with
-    ``unicode`` Unicode form, the costly one) as findings."""
-    from gecscope.checks import (
-        m2_role_warning,
-        running_text_references_warning,
-        tokenisation_warning,
-        unicode_form_warning,
-    )
-
-    said = []
-    if ref_share is not None:
-        said.append(("detokenised", tokenisation_warning(name, tokens, ref_share)))
-        said.append(("running-text-references",
-                     running_text_references_warning(name, tokens, ref_share)))
-    if hyp_annotators is not None:
-        said.append(("m2-role", m2_role_warning(name, hyp_annotators, ref_annotators)))
-    if unicode:
-        said.append(("unicode-form", unicode_form_warning(name, tokens, sources, path)))
-    return warning_findings(name, path, [(c, m) for c, m in said if m])
+    if isinstance(a.refusal, LengthMismatchError):  # the count, and where the lines diverge
+        first = a.pairing.first_divergence() if a.pairing and a.pairing.sentence_file else None
+        message = f.message + (f"; {first}" if first else "")
+    else:  # too large to be an output for this test set
+        message = str(a.refusal).removeprefix(f"{path}: ")
+    out.append(dataclasses.replace(f, message=message,
+                                   lines=lines or f.lines,
+                                   count=len(a.pairing.misplaced) if lines else f.count))
+    return tokens
 
 
 def _by_id(out: list[Finding], path: str, ids: list[str], tokens: list[Tokens],
@@ -870,19 +675,13 @@ def _by_id(out: list[Finding], path: str, ids: list[str], tokens: list[Tokens],
 
 
 def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
-                        registry: Iterable[KnownFile] = ()) -> list[Finding]:
-    """The cheap findings for inputs that were read and checked (``gecscope evaluate``'s
-    one-line summary): the sentences' (:func:`content_findings`), the hypothesis files'
-    bytes, the registry's warning for a reference file, and those of
-    :func:`gecscope.checks.input_warnings`, marked ``data["shown"]`` (``evaluate`` has
-    printed them in full)."""
-    from gecscope.checks import GLUED_SHARE, glued_share
-
+                        registry: Iterable[KnownFile] = (),
+                        shown: Iterable[Finding] = ()) -> list[Finding]:
+    """The cheap findings for inputs the gate admitted (``gecscope evaluate``'s one-line
+    summary): the sentences' (:func:`content_findings`), the hypothesis files' bytes, the
+    registry's warning for a reference file, and ``shown``, the gate's own findings, marked
+    ``data["shown"]`` (``evaluate`` has printed them in full)."""
     out: list[Finding] = []
-    ref_share = None
-    if data.has_references and data.references:
-        ref_share = data.slot(GLUED_SHARE, lambda: glued_share(data.references[0]))
-    ref_annotators = data.m2.annotators if data.m2 is not None else ()
     registry = list(registry)
     known: list[Finding] = []
     for p in data.reference_paths:
@@ -900,11 +699,7 @@ def evaluation_findings(data: EvalData, hyps: Sequence[Hypothesis],
         own = h.m2.sources if h.m2 is not None else h.sources  # an M2's or parallel file's
         out += content_findings(h.name, h.path, h.tokens, data.sources, refs,
                                 list(own) if own is not None else _hypothesis_sources(data))
-        for f in _input_warnings(h.name, h.path, h.tokens, data.sources, ref_share,
-                                 h.m2.annotators if h.m2 is not None else None,
-                                 ref_annotators, unicode=False):
-            f.data["shown"] = True
-            out.append(f)
+    out += [dataclasses.replace(f, data={**f.data, "shown": True}) for f in shown]
     return out
 
 
