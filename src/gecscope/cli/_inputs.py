@@ -132,7 +132,8 @@ def add_gate_arguments(p: argparse._ActionsContainer) -> None:
     p.add_argument("--allow", action="append", default=[], metavar="CODE",
                    help="score anyway what the input checks refuse (repeatable or "
                         "comma-separated; the refusal names its code): "
-                        + "; ".join(f"{k}: {v}" for k, v in sorted(ALLOWABLE.items())))
+                        + "; ".join(f"{k}: {v}".replace("%", "%%")  # argparse's %-format
+                                    for k, v in sorted(ALLOWABLE.items())))
 
 
 def gate_options(args: argparse.Namespace) -> GateOptions:
