@@ -63,8 +63,8 @@ def test_evaluate_length_mismatch_is_a_clear_error(capsys, tmp_path: Path) -> No
     rc = main(["evaluate", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp)])
     err = capsys.readouterr().err
     assert rc == 65
-    assert f"{hyp}: has 1 lines but 12 were expected" in err
-    assert "references.m2" in err
+    assert f"{hyp}: short: 1 lines for 12 source sentences of {DEMO / 'references.m2'}" in err
+    assert "nothing was scored" in err
 
 
 def test_evaluate_malformed_m2_names_line(capsys, tmp_path: Path) -> None:
@@ -455,7 +455,7 @@ def test_runaway_lines_are_refused_or_scored_as_the_source(capsys, tmp_path: Pat
     hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     argv = ["evaluate", "-m", "errant", "-r", str(DEMO / "references.m2"), "--hyp", str(hyp)]
     assert main(argv) == 65
-    assert f"{hyp}:5: has 2100 tokens, more than --max-tokens 1000" in capsys.readouterr().err
+    assert f"{hyp}:5: has 2,100 tokens, more than --max-tokens 1000" in capsys.readouterr().err
     assert main([*argv, "--long-lines", "source", "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert "1 line(s) longer than 1000 tokens (first: line 5) scored as the unchanged source" \

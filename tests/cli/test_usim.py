@@ -172,6 +172,6 @@ def test_text_mode_refuses_runaway_lines(tmp_path: Path, capsys: pytest.CaptureF
     hyp.write_text("He goes home .\n" + "the a , " * 400 + "\n", encoding="utf-8")
     assert main(["usim", "--source", str(src), "--hyp", str(hyp)]) == 65
     err = capsys.readouterr().err
-    assert f"{hyp}:2: has 1200 tokens, more than --max-tokens 1000" in err
+    assert f"{hyp}:2: has 1,200 tokens, more than --max-tokens 1000" in err
     assert main(["usim", "--source", str(src), "--hyp", str(hyp), "--max-tokens", "-1"]) == 64
     assert "--max-tokens must be >= 0" in capsys.readouterr().err

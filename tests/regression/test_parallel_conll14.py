@@ -27,7 +27,9 @@ def _results(jobs: int, shared_data: Path) -> list:
     for path in sorted((shared_data / "conll14" / "submissions").iterdir()):
         lines = path.read_text(encoding="utf-8").split("\n")[:N]
         hyps.append(Hypothesis.from_texts(lines, path.name))
-    return evaluate(METRICS, data, hyps, jobs=jobs)
+    # NTHU's lines 38-43 are shifted by one (in the official file too): scored as given, as
+    # the reference scorers do
+    return evaluate(METRICS, data, hyps, jobs=jobs, allow="misplaced-lines")
 
 
 def test_two_processes_equal_one_on_conll14(shared_data: Path, monkeypatch) -> None:

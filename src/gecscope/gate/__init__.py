@@ -159,7 +159,9 @@ def admit_one(data: EvalData, hyp: Hypothesis, opts: GateOptions
     """One hypothesis through steps 1-4 of the module docstring (its warnings, step 5, are
     :func:`admit`'s); cached by content, so a training loop that scores the same output
     again pays nothing."""
-    return data.derived(hyp, (_ADMITTED, opts), lambda: _admit_one(data, hyp, opts))
+    # keyed by name and path too: two files with one content keep their own names and findings
+    return data.derived(hyp, (_ADMITTED, opts, hyp.name, hyp.path),
+                        lambda: _admit_one(data, hyp, opts))
 
 
 def _admit_one(data: EvalData, hyp: Hypothesis, opts: GateOptions

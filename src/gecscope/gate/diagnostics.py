@@ -543,7 +543,8 @@ def check_files(references: Sequence[str], source: str | None, hypotheses: Seque
                                         "source file too", "give it with --source",
                                         file=references[0], short="no --source"))
             except GecscopeError as exc:
-                out.append(_error(exc))
+                if not any(f.code == "empty-file" and f.file == references[0] for f in out):
+                    out.append(_error(exc))  # an empty file is said once
                 plain = False
         _collect(out, caught, references[0])
     given_sources: Lines | None = None  # the -s file beside an M2: edits are found against it
@@ -649,7 +650,7 @@ def _assessed(out: list[Finding], name: str, path: str, tokens: Lines, sources: 
         message = str(a.refusal).removeprefix(f"{path}: ")
     out.append(dataclasses.replace(f, message=message,
                                    lines=lines or f.lines,
-                                   count=len(a.pairing.misplaced) if lines else f.count))
+                                   count=len(a.pairing.misplaced) if lines and a.pairing else f.count))
     return tokens
 
 

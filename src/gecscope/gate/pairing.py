@@ -33,8 +33,9 @@ from gecscope.alignment.sentences import (
 
 #: a segment is like a source sentence, for the other-test-set check, at this Dice or more
 FOREIGN_DICE = 0.3
-#: a file is another test set's output when more than this share of its evidence (the
-#: characters of its segments of :data:`MIN_EVIDENCE` or more) is like no source sentence ...
+#: a file is another test set's output when more than this share of its evidence (its
+#: segments of :data:`MIN_EVIDENCE` characters or more, counted one each, so that one runaway
+#: line cannot outweigh the rest) is like no source sentence ...
 FOREIGN_SHARE = 0.5
 #: ... and it has at least this many such segments (a handful of lines is no evidence)
 MIN_FOREIGN_SEGMENTS = 10
@@ -69,7 +70,7 @@ class Pairing:
     #: non-empty lines (of :data:`MIN_EVIDENCE` characters or more) like no source sentence,
     #: neither their own nor any other (0-based)
     unlike: tuple[int, ...]
-    #: share of the evidence characters in segments like no source sentence
+    #: share of the evidence segments like no source sentence
     foreign_share: float
     #: how many segments were evidence
     evidence: int
@@ -164,7 +165,7 @@ def pair_lines(index: SentenceIndex, lines: Sequence[str]) -> Pairing:
     n, m = len(index), len(lines)
     misplaced: list[Misplaced] = []
     unlike: list[int] = []
-    like_chars = all_chars = evidence = in_place = with_evidence = 0
+    like = evidence = in_place = with_evidence = 0
     for j, line in enumerate(lines):
         key = normalised(line)
         if not key:
@@ -187,11 +188,11 @@ def pair_lines(index: SentenceIndex, lines: Sequence[str]) -> Pairing:
             in_place += 1
         # the other-test-set evidence: segments (a paragraph line is several sentences)
         if best >= FOREIGN_DICE:
-            size = len(key)
-            if size >= MIN_EVIDENCE:
-                like_chars += size
-                all_chars += size
-                evidence += 1
+            if len(key) >= MIN_EVIDENCE:  # as many segments as it has sentences
+                k = max(1, sum(1 for a, b in split_sentences(line)
+                               if len(normalised(line[a:b])) >= MIN_EVIDENCE))
+                like += k
+                evidence += k
             continue
         any_like = False
         for start, end in split_sentences(line):
@@ -199,13 +200,12 @@ def pair_lines(index: SentenceIndex, lines: Sequence[str]) -> Pairing:
             if len(seg) < MIN_EVIDENCE:
                 continue
             evidence += 1
-            all_chars += len(seg)
             near = index.nearest(grams(seg), 1)
             if near and near[0][1] >= FOREIGN_DICE:
-                like_chars += len(seg)
+                like += 1
                 any_like = True
         if long_enough and not any_like:
             unlike.append(j)
-    share = 1 - like_chars / all_chars if all_chars else 0.0
+    share = 1 - like / evidence if evidence else 0.0
     return Pairing(n, m, tuple(misplaced), tuple(unlike), share, evidence, in_place,
                    with_evidence)

@@ -9,7 +9,9 @@ default) a file with one line per source sentence is kept as it is, unless more 
 its lines (:data:`MAX_MISPLACED_SHARE`) are other sentences' outputs; a file with another line
 count, or with many misplaced lines, is realigned when every sentence gets a confident piece
 and no text is left over, and refused otherwise (exit 65), naming the source sentences and
-hypothesis lines and the ``--allow`` code that scores it anyway. ``paragraph`` always
+hypothesis lines and the ``--allow`` code that scores it anyway; so is any realignment of
+source sentences mostly too short to be evidence (fewer than half of them of
+:data:`~gecscope.alignment.sentences.MIN_EVIDENCE` characters). ``paragraph`` always
 realigns under the same rule; ``sentence`` never does (another line count is an error with
 the first place the lines diverge). A file whose lines are like none of the source sentences
 is refused under every level (the output for another test set).
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 from gecscope.alignment.sentences import (
     MAX_LOW_SHARE,
+    MIN_EVIDENCE,
     SentenceAlignment,
     SentenceIndex,
     align_to_index,
@@ -108,10 +111,21 @@ def assess(hyp: Hypothesis, index: SentenceIndex, level: str, allow: frozenset[s
         return Assessment(hyp, tuple(found), None, pairing)
     if level == "sentence":  # m != n
         return Assessment(hyp, tuple(found), _count_error(hyp, n, origin, pairing), pairing)
-    aligned = align_to_index(index, lines)
-    why = (f"{m} lines for {n} source sentences" if m != n else
+    of = f" of {origin}" if origin else ""
+    why = (f"{m} lines for {n} source sentences{of}" if m != n else
            f"{len(pairing.misplaced)} of its {m} lines are other source sentences' outputs"
            if many else f"{m} lines, one per source sentence")
+    if "uncertain-alignment" not in allow and _too_short(index):
+        f = finding("uncertain-alignment", ERROR,
+                    f"{hyp.name}: {why}: fewer than half of the source sentences have "
+                    f"{MIN_EVIDENCE} characters or more, too little text to realign it with "
+                    "certainty; nothing was scored",
+                    "give one line per source sentence; --allow uncertain-alignment "
+                    "realigns it anyway", file=hyp.path or hyp.name, system=hyp.name,
+                    short=f"{hyp.name}: realignment uncertain", origin=origin)
+        return Assessment(hyp, (*found, f), InputRefusedError(f, "uncertain-alignment"),
+                          pairing)
+    aligned = align_to_index(index, lines)
     if m == n and many and "misplaced-lines" in allow and not aligned.certain:
         found.append(_misplaced(hyp, pairing, refuse=False))
         return Assessment(hyp, tuple(found), None, pairing)
@@ -153,6 +167,12 @@ def _too_big(hyp: Hypothesis, lines: Sequence[str], index: SentenceIndex,
                        "or scored", hyp.path or hyp.name)
 
 
+def _too_short(index: SentenceIndex) -> bool:
+    """Whether most source sentences are too short to place text by (a toy corpus, a list
+    of words): realigning them would be a guess."""
+    return sum(len(k) >= MIN_EVIDENCE for k in index.keys) * 2 < len(index)
+
+
 def _count_error(hyp: Hypothesis, n: int, origin: str | None, pairing: Pairing) -> GecscopeError:
     err = LengthMismatchError(n, len(hyp), hyp.path or hyp.name, "lines", origin)
     first = pairing.first_divergence() if pairing.sentence_file else None
@@ -164,7 +184,7 @@ def _count_error(hyp: Hypothesis, n: int, origin: str | None, pairing: Pairing) 
 
 def _foreign(hyp: Hypothesis, pairing: Pairing, origin: str | None, allowed: bool) -> Finding:
     share = pairing.foreign_share
-    msg = (f"{hyp.name}: {share:.0%} of its text is like none of the {pairing.n_sources} source "
+    msg = (f"{hyp.name}: {share:.0%} of its sentences are like none of the {pairing.n_sources} source "
            f"sentences{f' of {origin}' if origin else ''} (character trigram similarity under "
            f"0.3 to every one; {len(pairing.unlike)} of its {pairing.n_lines} lines): it looks "
            "like the output for another test set")
