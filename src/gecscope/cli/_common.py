@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import re
 import sys
 import time
@@ -12,7 +13,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, GecscopeError, OutputError
 
 
 def parse_options(pairs: Sequence[str], config_cls: type, metric: str) -> dict[str, Any]:
@@ -268,5 +269,174 @@ def make_metric(spec: str, options: Sequence[str] | None = None, *, alone: bool 
     return metric
 
 
+def draws(maximum: int | None = None, minimum: int = 0) -> Any:
+    """An argparse ``type`` for a resample or permutation count: a whole number from
+    ``minimum`` to ``maximum`` (default :data:`~gecscope.stats.resample.MAX_DRAWS`), refused
+    with the limit in the message before anything runs."""
+    from gecscope.stats.resample import MAX_DRAWS, check_draws
+
+    top = MAX_DRAWS if maximum is None else maximum
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        try:
+            return check_draws("the count", n, top, minimum)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix("the count ")) from None
+
+    parse.__name__ = "count"  # argparse names the type in "invalid count value"
+    return parse
+
+
 def dump_json(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False)
+
+
+class InputOverwriteError(OutputError):
+    """An output path is (after symlinks, hard links and ``..``) one of the command's input
+    files, or another output of the same command. Raised before anything runs, so the input
+    is never truncated.
+
+    Exit 73 (sysexits' EX_CANTCREAT, as every :class:`~gecscope.errors.OutputError`) rather
+    than 64 (EX_USAGE): each option is valid on its own and the command line parses; what is
+    refused is creating that output file, because creating it would destroy an input.
+    """
+
+    def __init__(self, option: str, path: str, other: str, other_path: str) -> None:
+        self.message = (f"{option} {path} is the same file as {other} {other_path}; "
+                        "nothing was run")
+        self.path = path
+        GecscopeError.__init__(self, self.message)
+
+
+#: Namespace attributes that name an output file written by a subcommand (``-`` = stdout).
+#: ``json`` is an output only where it holds a path (``meta-eval table --json FILE``).
+OUTPUT_FILE_DESTS: tuple[str, ...] = ("output", "json_out", "html", "plot", "json")
+
+#: Namespace attributes that name input files (a path or a list of them; ``-`` = stdin),
+#: with what the error message calls them.
+INPUT_FILE_DESTS: dict[str, str] = {
+    "hyp": "the hypothesis", "ref": "the reference", "source": "the source",
+    "cor": "the corrected file", "para": "the parallel file", "retype": "the gold M2",
+    "input": "the input", "m2": "the M2", "references": "the reference",
+    "registry": "the registry", "hash": "the file", "paraphrases": "the paraphrase table",
+    "lm": "the language model",
+}
+
+
+def _leaf_parser(parser: argparse.ArgumentParser,
+                 args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub-)subparser that parsed ``args``: followed through each subparsers action by
+    the name it stored in the namespace."""
+    while True:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = getattr(args, action.dest or "", None)
+                if chosen in action.choices:
+                    parser = action.choices[chosen]
+                    break
+        else:
+            return parser
+
+
+def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """dest -> how the message spells the option (its first ``--`` spelling, else its first,
+    or the positional's name)."""
+    names: dict[str, str] = {}
+    for action in parser._actions:
+        if action.dest in names or action.dest == argparse.SUPPRESS:
+            continue
+        if action.option_strings:
+            long = [s for s in action.option_strings if s.startswith("--")]
+            names[action.dest] = (long or action.option_strings)[0]
+        else:
+            names[action.dest] = str(action.metavar or action.dest)
+    return names
+
+
+def _paths(value: Any) -> list[str]:
+    """The file paths of one namespace value: a string or a list of them, without ``-``."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return [str(v) for v in values if isinstance(v, (str, os.PathLike)) and str(v) not in ("", "-")]
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: :func:`os.path.samefile` when both exist (hard links
+    and symlinks), else their :func:`os.path.realpath`."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _errant_files(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``gecscope errant``'s own arguments: (outputs, inputs) as (option, path) pairs
+    (``-out FILE`` is the output, every other value an input, except option values that are
+    no files)."""
+    outputs: list[tuple[str, str]] = []
+    inputs: list[tuple[str, str]] = []
+    flag = "input"
+    for token in getattr(args, "args", None) or []:
+        if token.startswith("-") and token != "-":
+            flag = token
+            continue
+        if flag == "-out":
+            outputs.append((flag, token))
+            flag = "input"
+        elif flag not in ("-merge", "-cat", "-b", "-beta", "-v"):
+            inputs.append(("the input", token))
+    return outputs, inputs
+
+
+def _output_dir_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Files ``correct`` would write into ``--output-dir`` (METHOD.txt, with several methods)
+    and ``--lattice-dir`` is left out: its names depend on the number of sentences."""
+    out_dir = getattr(args, "output_dir", None)
+    method = getattr(args, "method", None)
+    if not isinstance(out_dir, str) or not isinstance(method, str):
+        return []
+    if method.strip().lower() == "all":
+        try:
+            from gecscope.rtt.methods import METHODS
+        except Exception:  # noqa: BLE001 - the command itself reports a missing component
+            return []
+        methods = list(METHODS)
+    else:
+        methods = [m.strip() for m in method.split(",") if m.strip()]
+    if len(methods) < 2:
+        return []
+    return [("--output-dir", os.path.join(out_dir, f"{m}.txt")) for m in methods]
+
+
+def refuse_overwrites(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Raise :class:`InputOverwriteError` when an output path of the parsed command is one of
+    its input files (or two outputs are one file), before anything runs. Generic over the
+    subcommands: the outputs are the attributes of :data:`OUTPUT_FILE_DESTS`, the inputs those
+    of :data:`INPUT_FILE_DESTS`, named as the subcommand's parser spells them."""
+    names = _option_names(_leaf_parser(parser, args))
+    outputs: list[tuple[str, str]] = []
+    for dest in OUTPUT_FILE_DESTS:
+        for path in _paths(getattr(args, dest, None)):
+            outputs.append((names.get(dest, f"--{dest.replace('_', '-')}"), path))
+    outputs += _output_dir_files(args)
+    inputs: list[tuple[str, str]] = []
+    for dest, what in INPUT_FILE_DESTS.items():
+        for path in _paths(getattr(args, dest, None)):
+            option = names.get(dest, dest)
+            inputs.append((f"{what} {option}" if option != dest else what, path))
+    if getattr(args, "command", None) == "errant":
+        more_out, more_in = _errant_files(args)
+        outputs += more_out
+        inputs += more_in
+    for k, (option, path) in enumerate(outputs):
+        for other, other_path in inputs:
+            if same_file(path, other_path):
+                raise InputOverwriteError(option, path, other, other_path)
+        for other, other_path in outputs[:k]:
+            if same_file(path, other_path):
+                raise InputOverwriteError(option, path, other, other_path)

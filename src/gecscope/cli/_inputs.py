@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from gecscope.cli._common import draws
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.metrics.base import Metric, SystemResult
@@ -283,18 +284,9 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
 
 
 
-MAX_SAMPLES = 100_000
-
-
 def _samples(text: str) -> int:
     """``--bootstrap N``: 0 (none) to 100,000 resamples (each holds a row per sentence)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= n <= MAX_SAMPLES:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SAMPLES:,}, got {n}")
-    return n
+    return draws()(text)
 
 
 def add_report_arguments(p: argparse._ActionsContainer, bootstrap_default: int = 0) -> None:

@@ -12,7 +12,9 @@ import math
 import sys
 from typing import Any
 
+from gecscope.cli._common import draws
 from gecscope.errors import ConfigError, FormatError
+from gecscope.meta_eval.maege import MAX_LEVELS, MAX_PERMUTATIONS
 
 
 def _ints(text: str | None, what: str) -> list[int] | None:
@@ -59,18 +61,19 @@ def add_parser(msub: Any) -> None:
                    help="corpus sampler: 'nested' (default; corpus k applies the fraction "
                         "k/(levels-1) of each sentence's edits) or EoE's binomial sampler, "
                         "whose upper corpora run out of edits")
-    s.add_argument("--levels", type=int, default=11, help="number of corpora (11, as EoE)")
+    s.add_argument("--levels", type=draws(MAX_LEVELS, 2), default=11, help="number of corpora (11, as EoE)")
     s.add_argument("--seed", type=int, default=1, help="seed of the lattice and corpora (EoE: 1)")
-    s.add_argument("--max-permutations", type=int, default=1,
-                   help="orders per (sentence, annotator) (EoE's -p, default 1)")
+    s.add_argument("--max-permutations", type=draws(MAX_PERMUTATIONS, 1), default=1,
+                   help="orders per (sentence, annotator) (EoE's -p, default 1; at most "
+                        f"{MAX_PERMUTATIONS:,})")
     s.add_argument("--min-chains", type=int, default=None,
                    help="chains a sentence needs (default: 2 as EoE when every annotator builds "
                         "the lattice, else 1)")
     s.add_argument("--types", default="nucle",
                    help="error-type schemes: nucle, errant or nucle,errant (default nucle)")
-    s.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+    s.add_argument("--bootstrap", type=draws(), default=1000, metavar="N",
                    help="bootstrap resamples of sentences (default 1000)")
-    s.add_argument("--corpus-bootstrap", type=int, default=None, metavar="N",
+    s.add_argument("--corpus-bootstrap", type=draws(), default=None, metavar="N",
                    help="resamples of the corpus level alone (default: --bootstrap); each "
                         "re-aggregates every corpus, slow for metrics without a vectorised "
                         "path (green, cleme, imeasure)")

@@ -77,6 +77,32 @@ def _signals() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """gecscope's own warnings (an :class:`~gecscope.errors.InputWarning`, or one raised in
+    gecscope's code: a damaged cache set aside, a slow fallback) printed as the CLI's lines,
+    ``gecscope: warning: ...``, not as Python's ``file:line: Category: ...``; other libraries'
+    warnings are shown as usual."""
+    import os
+    import warnings
+
+    from gecscope.errors import InputWarning
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        if issubclass(category, InputWarning) or os.path.abspath(filename).startswith(package):
+            print(f"gecscope: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def _stopped(command: str, what: str, code: int) -> int:
     """One line for an interrupted or terminated run (its clean-up done, its workers ended),
     and the shell's exit code for the signal (128 + its number)."""
@@ -91,7 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        with _signals():
+        from gecscope.cli._common import refuse_overwrites
+
+        refuse_overwrites(parser, args)  # an output onto an input: refused before anything runs
+        with _signals(), _warnings_as_lines():
             return int(args.func(args) or 0)
     except GecscopeError as exc:
         print(f"gecscope {args.command}: error: {exc}", file=sys.stderr)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gecscope.cli._common import add_jobs_argument, add_output_argument, make_metric
+from gecscope.cli._common import add_jobs_argument, add_output_argument, draws, make_metric
 from gecscope.errors import ConfigError
 
 TOY = "gecscope.meta_eval.examples:CharLengthMetric"
@@ -43,9 +43,9 @@ def add_parser(sub: Any) -> None:
                         "file order; 'wmt' is the randomised active-sampling protocol behind "
                         "the published values (see --ts-runs). Slow: about 5 s per 30,000 "
                         "comparisons per run")
-    h.add_argument("--ts-runs", type=int, default=1, metavar="N",
+    h.add_argument("--ts-runs", type=draws(1000, 1), default=1, metavar="N",
                    help="runs of the wmt protocol to average (default 1)")
-    h.add_argument("--bootstrap", type=int, default=0, metavar="N",
+    h.add_argument("--bootstrap", type=draws(), default=0, metavar="N",
                    help="also show Expected Wins averaged over N bootstrap resamples")
     h.add_argument("--seed", type=int, default=0, help="seed of the random protocols")
     h.add_argument("--json", action="store_true", help="JSON output")
@@ -78,7 +78,7 @@ def add_parser(sub: Any) -> None:
                            help="with --aggregation trueskill/expected_wins: the metric's "
                                 "sentence scores are better when lower")
         if name == "system":
-            s.add_argument("--resamples", type=int, default=1000, metavar="N",
+            s.add_argument("--resamples", type=draws(), default=1000, metavar="N",
                            help="bootstrap resamples (over systems) of the 95%% intervals "
                                 "(1000)")
             s.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
@@ -89,7 +89,7 @@ def add_parser(sub: Any) -> None:
                                 "order: alphabetical for SEEDA, GJG15's Table 3 order)")
             s.add_argument("--lower-is-better", action="store_true",
                            help="the metric's sentence scores are better when lower")
-            s.add_argument("--resamples", type=int, default=1000, metavar="N",
+            s.add_argument("--resamples", type=draws(), default=1000, metavar="N",
                            help="bootstrap resamples of acc_eq's 95%% interval (1000)")
             s.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
         if name == "window":
@@ -140,10 +140,10 @@ def add_parser(sub: Any) -> None:
                         "'trueskill' (X+TS), 'expected_wins' (X+EW): ratings over the pairwise "
                         "comparisons the sentence scores imply (Goto et al. 2025). "
                         "Default: default")
-    t.add_argument("--permutations", type=int, default=1000, metavar="N",
+    t.add_argument("--permutations", type=draws(), default=1000, metavar="N",
                    help="permutations of the soft pairwise accuracy and of the tests between "
                         "metrics (significance clusters); 0 leaves both out (default 1000)")
-    t.add_argument("--resamples", type=int, default=1000, metavar="N",
+    t.add_argument("--resamples", type=draws(), default=1000, metavar="N",
                    help="bootstrap resamples of the 95%% intervals (default 1000)")
     t.add_argument("--seed", type=int, default=0,
                    help="seed of the tests between metrics and of the bootstrap (default 0; "
@@ -159,8 +159,8 @@ def add_parser(sub: Any) -> None:
                    help="only the paper-style tables (no intervals, SPA, acc_eq, clusters)")
     t.add_argument("--json", metavar="FILE",
                    help="also write every figure as JSON (- = stdout, then no Markdown)")
-    add_output_argument(t, "Markdown file to write (default: docs/meta-eval-table.md; "
-                           "- = stdout)", default="docs/meta-eval-table.md")
+    add_output_argument(t, "Markdown file to write (default: standard output; e.g. "
+                           "docs/meta-eval-table.md)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     add_jobs_argument(t, "scoring the systems (one task per system)")
     t.set_defaults(func=run_table)
@@ -217,13 +217,14 @@ def _print_json(obj: Any) -> None:
 def run_human(args: argparse.Namespace) -> int:
     from gecscope.formats.appraise_xml import read_appraise
     from gecscope.meta_eval import ranking
-    from gecscope.meta_eval.benchmarks import GJG15_HUMAN, read_seeda_human
+    from gecscope.meta_eval.benchmarks import CONLL14_SENTENCES, GJG15_HUMAN, read_seeda_human
     from gecscope.reports.text import render_table
 
     root = Path(args.data_dir)
     bench = args.benchmark or ("gjg15" if (root / "judgments.xml").is_file() else "seeda")
     if bench == "gjg15":
-        sets = {"rank": (read_appraise(root / "judgments.xml", index_base=0), GJG15_HUMAN)}
+        sets = {"rank": (read_appraise(root / "judgments.xml", index_base=0,
+                                       sentences=CONLL14_SENTENCES), GJG15_HUMAN)}
     else:
         sets = read_seeda_human(root)
     out: dict[str, Any] = {}
@@ -495,7 +496,7 @@ def run_table(args: argparse.Namespace) -> int:
         + ("" if args.m2 else " (not given: reference-based metrics were skipped)") + ".",
     ]
     text = render_markdown(result, title="Meta-evaluation of gecscope's metrics", notes=notes)
-    if args.output == "-":
+    if args.output in (None, "-"):
         print(text)
     else:
         from gecscope.formats.base import atomic_write

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError, FormatError
+from gecscope.stats.resample import check_draws
 from gecscope.types import Annotation, Corpus, Edit, Sentence, Tokens, apply_edits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -145,6 +146,13 @@ def _check_annotators(corpus: Corpus, annotators: Sequence[int] | None, what: st
         raise ConfigError(f"{what}: give at least one annotator")
 
 
+#: the most orders per (sentence, annotator) a lattice takes (EoE's -p; its default is 1): a
+#: lattice holds one chain per order, so the bound keeps it within memory for any corpus
+MAX_PERMUTATIONS = 1000
+#: the most corpora :func:`sample_corpora` makes (EoE: 11); each is scored by every metric
+MAX_LEVELS = 1000
+
+
 def build_lattice(corpus: Corpus, *, max_permutations: int = 1, seed: int = 1,
                   annotators: Sequence[int] | None = None, min_chains: int = 2,
                   rng: random.Random | None = None) -> Lattice:
@@ -156,8 +164,7 @@ def build_lattice(corpus: Corpus, *, max_permutations: int = 1, seed: int = 1,
     with fewer than ``min_chains`` chains are dropped (EoE: 2)."""
     _check_corpus(corpus)
     _check_annotators(corpus, annotators, "lattice annotators")
-    if max_permutations < 1:
-        raise ConfigError(f"max_permutations must be at least 1, got {max_permutations}")
+    check_draws("max_permutations", max_permutations, MAX_PERMUTATIONS, 1)
     rng = rng if rng is not None else random.Random(seed)
     chains: list[Chain] = []
     kept: list[int] = []
@@ -244,8 +251,7 @@ def sample_corpora(corpus: Corpus, *, sampler: str = "nested", levels: int = 11,
     _check_annotators(corpus, annotators, "corpus annotators")
     if sampler not in SAMPLERS:
         raise ConfigError(f"unknown sampler {sampler!r}; expected one of {', '.join(SAMPLERS)}")
-    if levels < 2:
-        raise ConfigError(f"levels must be at least 2, got {levels}")
+    check_draws("levels", levels, MAX_LEVELS, 2)
     np = _np()
     rows: list[tuple[int, list[Annotation]]] = []
     for i, s in enumerate(corpus):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from gecscope.errors import ConfigError
 from gecscope.judgments import LOSS, TIE, WIN, Comparison, Judgments
+from gecscope.stats.resample import check_draws
 
 Source = Judgments | Iterable[Comparison]
 
@@ -103,8 +104,7 @@ def expected_wins_bootstrap(source: Source, systems: Iterable[str] | None = None
     """
     import numpy as np
 
-    if n_resamples < 1:
-        raise ConfigError(f"n_resamples must be at least 1, got {n_resamples}")
+    check_draws("n_resamples", n_resamples, minimum=1)
     comps = _comparisons(source, systems)
     names = _system_list(comps, systems)
     n = len(names)

@@ -45,6 +45,7 @@ from typing import Any
 
 from gecscope.errors import ConfigError
 from gecscope.judgments import LOSS, TIE, WIN, Judgments
+from gecscope.stats.resample import check_draws
 
 SPA_SEED = 4
 """Default seed of the SPA permutation test (mt-metrics-eval's ``compute_pairwise_p_values``)."""
@@ -67,8 +68,7 @@ def pairwise_p_values(scores: Any, permutations: int = 1000, seed: int = SPA_SEE
     (float32), so its values are reproduced exactly.
     """
     np = _np()
-    if permutations < 1:
-        raise ConfigError(f"permutations must be at least 1, got {permutations}")
+    check_draws("permutations", permutations, minimum=1)
     mat = np.asarray(scores, dtype=np.float32)
     if mat.ndim != 2:
         raise ConfigError(f"scores must be a systems x sentences matrix, got shape {mat.shape}")
@@ -137,8 +137,7 @@ def spa_interval(human_p: Any, metric_p: Any, *, resamples: int = 1000, seed: in
     system with itself has no p-value and is left out), keeping the p-value matrices fixed.
     Draws with a single distinct system are left out and not counted in ``resamples``."""
     np = _np()
-    if resamples < 1:
-        raise ConfigError(f"resamples must be at least 1, got {resamples}")
+    check_draws("resamples", resamples, minimum=1)
     h, m = np.asarray(human_p, dtype=float), np.asarray(metric_p, dtype=float)
     n = h.shape[0]
     if n < 2:
@@ -290,8 +289,7 @@ def correlation_interval(kind: str, gold: Sequence[float], metric: Sequence[floa
     with replacement (``numpy.random.default_rng(seed)``); draws where the correlation is
     undefined (a constant resample) are left out and not counted in ``resamples``."""
     np = _np()
-    if resamples < 1:
-        raise ConfigError(f"resamples must be at least 1, got {resamples}")
+    check_draws("resamples", resamples, minimum=1)
     g = np.asarray(gold, dtype=float)
     m = np.asarray(metric, dtype=float)
     if len(g) < 2:
@@ -310,8 +308,7 @@ def mean_interval(values: Sequence[float], *, resamples: int = 1000, seed: int =
                   level: float = 0.95) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (resampled with replacement)."""
     np = _np()
-    if resamples < 1:
-        raise ConfigError(f"resamples must be at least 1, got {resamples}")
+    check_draws("resamples", resamples, minimum=1)
     v = np.asarray(values, dtype=float)
     if not len(v):
         return Interval(math.nan, math.nan, level, 0)

@@ -35,6 +35,26 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_SAMPLES = 1000
 DEFAULT_SEED = 12345
 DEFAULT_CONFIDENCE = 0.95
+#: the most resamples or permutations any count takes: each holds a row of draws per sentence
+#: or system, so a count of 1e9 would exhaust memory long before it gave a better interval
+MAX_DRAWS = 100_000
+
+
+def check_draws(name: str, n: object, maximum: int = MAX_DRAWS, minimum: int = 0) -> int:
+    """``n`` when it is a whole number from ``minimum`` to ``maximum``, else a
+    :class:`~gecscope.errors.ConfigError` naming ``name`` and the limit (checked before any
+    draw is made)."""
+    import operator
+
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        k = operator.index(n)  # type: ignore[call-overload]  # int, numpy integers
+    except TypeError:
+        raise ConfigError(f"{name} must be a whole number, got {n!r}") from None
+    if not minimum <= k <= maximum:
+        raise ConfigError(f"{name} must be between {minimum:,} and {maximum:,}, got {k:,}")
+    return k
 
 
 def make_rng(seed: int | None) -> np.random.Generator:
