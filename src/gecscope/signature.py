@@ -138,6 +138,8 @@ def metric_signature(metric: Metric, data: EvalData, *, n_samples: int | None = 
         default_options = {}
     at_default: set[str] = set()
     for k, v in metric.options().items():
+        if k in metric.runtime_options:
+            continue
         items.append((k, _value(v)))
         short[k] = _short_key(k, taken)
         taken.add(short[k])

@@ -330,3 +330,39 @@ def test_selection_key_is_made_of_aspect_scores(metric: str) -> None:
                 so = aspect_scores(c, other, beta, w, tie)
                 assert selection_key(c, aspect, metric, beta, w, tie) == (
                     sa.get(metric), sa.i, sa.wacc, sa.acc, so.get(metric), so.i, so.wacc, so.acc)
+
+
+def _unsearchable(tmp_path: Path) -> tuple[Path, Path]:
+    """A sentence whose every token one annotator deletes and the other replaces: 2^20
+    candidate references, and a combination that empties it, so it cannot be cut into
+    regions; and a plain second sentence."""
+    toks = [f"w{i}" for i in range(20)]
+    lines = ["S " + " ".join(toks)]
+    for i in range(20):
+        lines.append(f"A {i} {i + 1}|||U:OTHER||||||REQUIRED|||-NONE-|||0")
+        lines.append(f"A {i} {i + 1}|||R:OTHER|||x{i}|||REQUIRED|||-NONE-|||1")
+    m2 = tmp_path / "big.m2"
+    m2.write_text("\n".join(lines) + "\n\nS a b c d e f g h i j k\n"
+                  "A 0 1|||R:OTHER|||z|||REQUIRED|||-NONE-|||0\n\n", encoding="utf-8")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text(" ".join(toks) + "\na b c d e f g h i j k\n", encoding="utf-8")
+    return m2, hyp
+
+
+def test_a_sentence_too_large_to_search_is_refused_before_any_metric_scores(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gecscope.cli.main import main
+
+    m2, hyp_path = _unsearchable(tmp_path)
+    data = EvalData.from_m2(m2)
+    hyp = Hypothesis.from_file(hyp_path)
+    metric = IMeasureMetric()
+    metric.check_inputs(data)
+    with pytest.raises(ConfigError, match="sentence 1 has up to 1048576 candidate references"):
+        metric.check_hypothesis(data, hyp)  # what the plan asks of every metric first
+    rc = main(["evaluate", "-m", "gleu", "-m", "imeasure", "-r", str(m2), "--hyp",
+               str(hyp_path)])
+    captured = capsys.readouterr()
+    assert rc == 64 and "mix=false" in captured.err and captured.out == ""
+    # with one reference per annotator it is scored
+    assert IMeasureMetric(mix=False).evaluate(data, hyp).score.value is not None

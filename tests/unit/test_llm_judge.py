@@ -371,6 +371,12 @@ def test_options_and_signature(server: tuple[str, type[_Handler]]) -> None:
     assert LLMSentMetric(base_url=url, model="m", criteria="fluency").prompt_digest() != digest
     assert LLMEditMetric(base_url=url, model="m").prompt_digest() != digest
     assert LLMSentMetric(base_url=url, model="other").prompt_digest() == digest
+    # how it runs is not what it computes: requests in flight and the cache's place stay out
+    busy = LLMSentMetric(base_url="http://user:pw@127.0.0.1:8000/v1", model="judge-1",
+                         concurrency=8, cache_dir="/tmp/elsewhere")
+    assert signature(busy, data, long=True) == signature(sent, data, long=True)
+    assert "concurrency" not in signature(busy, data, long=True)
+    assert busy.options()["concurrency"] == 8  # still in the JSON's options
     assert chat_url(url) == url + "/chat/completions" == chat_url(url + "/chat/completions/")
 
 

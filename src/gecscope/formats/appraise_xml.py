@@ -25,19 +25,23 @@ from gecscope.formats.base import PathLike, read_text
 from gecscope.judgments import Judgments, RankedOutput, RankingItem
 
 
-def read_appraise(path: PathLike, *, index_base: int) -> Judgments:
+def read_appraise(path: PathLike, *, index_base: int, sentences: int | None = None
+                  ) -> Judgments:
     """Read an Appraise XML file of ranking items.
 
     ``index_base`` is 0 when ``src-id`` counts from 0 (GJG15) and 1 when it counts from 1
     (SEEDA). Raises :class:`FormatError` with the line number on malformed XML, a missing or
-    non-integer ``src-id``/``rank``, a system listed twice in one item, or a file without items.
+    non-integer ``src-id``/``rank``, a system listed twice in one item, or a file without items;
+    with ``sentences`` (the test set's size), also on a ``src-id`` outside the test set.
     """
     if index_base not in (0, 1):
         raise ValueError(f"index_base must be 0 or 1, got {index_base!r}")
-    return parse_appraise(read_text(path), index_base=index_base, path=str(path))
+    return parse_appraise(read_text(path), index_base=index_base, path=str(path),
+                          sentences=sentences)
 
 
-def parse_appraise(text: str, *, index_base: int, path: str | None = None) -> Judgments:
+def parse_appraise(text: str, *, index_base: int, path: str | None = None,
+                   sentences: int | None = None) -> Judgments:
     """Parse Appraise XML given as a string (see :func:`read_appraise`)."""
     from gecscope.formats.xmltree import check_element, safe_parser
 
@@ -69,6 +73,10 @@ def parse_appraise(text: str, *, index_base: int, path: str | None = None) -> Ju
             if src < index_base:
                 raise fail(f"src-id={src} is below {index_base}; this file's ids are "
                            f"{'0' if index_base == 0 else '1'}-based (check index_base)")
+            if sentences is not None and src - index_base >= sentences:
+                raise fail(f"src-id={src} is outside the test set: it has {sentences:,} "
+                           f"sentences (src-id {index_base} to {sentences - 1 + index_base}); "
+                           "are these the judgments of another test set?")
             current = {"sentence": src - index_base, "judge": attrs.get("user", ""),
                        "item_id": attrs.get("id", ""), "doc_id": attrs.get("doc-id", ""),
                        "duration": attrs.get("duration", ""), "line": parser.CurrentLineNumber,

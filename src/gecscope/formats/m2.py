@@ -121,6 +121,7 @@ def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
     sentences: list[Sentence] = []
     source: Tokens | None = None
     pending: list[tuple[int, str]] = []
+    start = 0  # the line of the current block's S line
     for lineno, raw in enumerate(split_lines(text), start=1):
         line = raw.rstrip()
         if not line.strip():
@@ -129,9 +130,13 @@ def parse_m2(text: str, path: PathLike | None = None) -> Corpus:
                 source, pending = None, []
             continue
         if line.startswith("S ") or line == "S":
-            if source is not None:
-                sentences.append(_build_sentence(source, pending, path))
-            source, pending = tuple(line[2:].split()), []
+            if source is not None:  # m2scorer and ERRANT read blocks by blank lines: they
+                # would take this S line into the previous sentence's block, or drop it
+                raise FormatError(f"found an S line where a blank line was expected: the block "
+                                  f"of the sentence on line {start} has no blank line after "
+                                  "it (each M2 block, an S line and its A lines, ends with "
+                                  "one)", path, lineno)
+            source, pending, start = tuple(line[2:].split()), [], lineno
         elif line.startswith(("A ", "A\t")):
             if source is None:
                 raise FormatError("found an A line before any S line; expected 'S <tokens>' first",

@@ -116,6 +116,9 @@ def read_references(path: PathLike, *, parallel: bool = True) -> ReferenceFile:
     parallel format ``id<TAB>source<TAB>target...``. Anything else is plain text, returned
     empty (with a ``note`` when it looked like a format)."""
     text = read_text(path, allow_empty=True)  # read once, parsed by what it looks like
+    if not text.strip():
+        raise FormatError("no sentences: the reference file is empty (expected an M2, gold "
+                          "XML, parallel or plain-text reference file)", path)
     kind, note = sniff_format(text)
     if kind == "m2":
         # ChERRANT's M2 lists every target (T lines): a missing k-th one is no reference

@@ -185,7 +185,8 @@ def read_seeda_human(root: Path) -> dict[str, tuple[Judgments, dict[str, dict[st
 
     out = {}
     for level in ("sent", "edit"):
-        j = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1)
+        j = read_appraise(root / "data" / f"judgments_{level}.xml", index_base=1,
+                          sentences=CONLL14_SENTENCES)
         pub = {m: _read_system_scores(root / "scores" / "human" / f"{m}_{level}.txt",
                                       SEEDA_SYSTEMS) for m in ("EW", "TS")}
         out[level] = (j, pub)
@@ -201,7 +202,8 @@ def load_gjg15(data_dir: PathLike, submissions_dir: PathLike,
     root = _check_dir(data_dir, "GJG15", "the folder holding GJG15's judgments.xml")
     subs = _check_dir(submissions_dir, "CoNLL-2014 submissions",
                       "one file per system (AMU, CAMB, ..., INPUT)")
-    judgments = read_appraise(root / "judgments.xml", index_base=0)
+    judgments = read_appraise(root / "judgments.xml", index_base=0,
+                              sentences=CONLL14_SENTENCES)
     unknown = sorted(set(judgments.systems) - set(GJG15_SYSTEMS))
     if unknown:
         raise FormatError(f"unexpected system(s) {', '.join(unknown)} in the GJG15 judgments",

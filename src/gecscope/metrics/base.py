@@ -261,6 +261,10 @@ class Metric(ABC, Generic[S]):
     #: config's ``__post_init__`` turns them into the ``fix_*`` options and resets them to
     #: ``None``, and they are left out of :meth:`options` (and so of the signature).
     former_options: ClassVar[frozenset[str]] = frozenset()
+    #: ``Config`` fields that say how the metric runs, not what it computes (requests in
+    #: flight, where a cache lives): in :meth:`options` and the JSON, not in the signature,
+    #: so two runs of one number share one signature.
+    runtime_options: ClassVar[frozenset[str]] = frozenset()
 
     @dataclass(frozen=True)
     class Config:

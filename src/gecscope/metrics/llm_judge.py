@@ -328,6 +328,7 @@ class LLMJudgeMetric(Metric[int]):
 
     requires: ClassVar[frozenset[str]] = frozenset({"sources"})
     relative_cost: ClassVar[float] = 100.0  # a network round trip per sentence
+    runtime_options: ClassVar[frozenset[str]] = frozenset({"concurrency", "cache_dir"})
     TEMPLATE: ClassVar[str] = SENT_TEMPLATE
     CRITERIA_HEADING: ClassVar[str] = "source"
 

@@ -312,9 +312,28 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                                       gold.path)
         return self.sentence_stats_gold(gold, hyp.tokens, caches)
 
+    def check_inputs(self, data: EvalData) -> None:
+        """The gold is read (or converted from the reference edits) here, before any metric
+        scores: a run with I-measure beside slower metrics stops at once on references it
+        cannot use, not after the others have run."""
+        super().check_inputs(data)
+        load_gold(data)
+
     def check_hypothesis(self, data: EvalData, hyp: Hypothesis) -> None:
-        """Nothing here: the length is checked against the gold itself
-        (:meth:`sentence_stats`), so an XML reference works without a source file."""
+        """The length against the gold itself (an XML reference works without a source file),
+        before any metric scores."""
+        gold = load_gold(data)
+        if len(hyp.tokens) != len(gold):
+            from gecscope.errors import LengthMismatchError
+
+            raise LengthMismatchError(len(gold), len(hyp.tokens), hyp.path, "sentences",
+                                      gold.path)
+        cfg = self.config
+        if cfg.mix and cfg.search == "auto":  # a sentence too large to search refuses now
+            caches = data.slot(REGION_CACHE, lambda: region_caches(gold))
+            for i, sent in enumerate(gold.sentences):
+                if n_candidates_upper(sent) > MAX_ENUMERATION:
+                    self.sentence_options(sent, hyp.tokens[i], caches[i])  # (cached)
 
     # -- aggregation ---------------------------------------------------------------------
 
