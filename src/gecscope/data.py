@@ -1,11 +1,8 @@
-"""The data model of an evaluation: the references (:class:`EvalData`), read lazily from the
-files the user named or given in memory, shared by every system scored, and a system's output
-(:class:`~gecscope.hypothesis.Hypothesis`).
-
-What components derive from them is kept by *content*: reference-level data in the typed
-:class:`~gecscope.types.Slot` s the components declare (:meth:`EvalData.slot`), hypothesis
-data under the hypothesis' content digest in a bounded store, so a training loop that builds
-a fresh ``Hypothesis`` per checkpoint never gets another checkpoint's numbers back."""
+"""The data model of an evaluation: the references (:class:`EvalData`, read lazily from files
+or given in memory, shared by every system scored) and a system's output (:class:`Hypothesis`).
+What components derive from them is kept by *content*: reference data in the typed
+:class:`~gecscope.types.Slot` s they declare, hypothesis data under the hypothesis' digest in
+a bounded store (a fresh ``Hypothesis`` per checkpoint never gets another's numbers back)."""
 
 from __future__ import annotations
 
@@ -60,8 +57,7 @@ class EvalData:
                  lang: Language | str | None = None) -> None:
         if isinstance(reference_paths, str | Path):
             reference_paths = (str(reference_paths),)
-        #: how plain text is tokenised and which extractor finds the edits (default English)
-        self.lang: Language = as_language(lang)
+        self.lang: Language = as_language(lang)  # tokeniser and edit extractor (default en)
         #: whether missing k-th references reuse the sentence's others (see :attr:`references`)
         self.cycle_references = False
         self.reference_paths: tuple[str, ...] = tuple(str(p) for p in reference_paths)
@@ -83,8 +79,6 @@ class EvalData:
         portable :class:`Slot` s (every system's extracted edits among them). Models, encoders
         and per-process memo tables stay behind (a worker builds its own)."""
         return {**self.__dict__, "_slots": {k: v for k, v in self._slots.items() if k.portable}}
-
-    # -- constructors -----------------------------------------------------------------------
 
     @classmethod
     def from_files(cls, references: str | Path | Sequence[str | Path],
@@ -154,8 +148,6 @@ class EvalData:
         data.__dict__["references"] = refs
         data.reference_paths = tuple(f"<reference {k}>" for k in range(len(refs)))
         return data
-
-    # -- content ----------------------------------------------------------------------------
 
     @cached_property
     def m2(self) -> Corpus | None:
@@ -256,7 +248,7 @@ class EvalData:
         part._slots = {k: k.cut(v, start, stop) for k, v in self._slots.items() if k.cut}
         return part
 
-    # -- derived data -----------------------------------------------------------------------
+    # -- derived data: reference slots, and hypothesis data by content ---------------------
 
     def slot(self, slot: Slot[T], compute: Callable[[], T]) -> T:
         """The value of ``slot``, computed by ``compute()`` the first time."""
@@ -273,17 +265,13 @@ class EvalData:
         """Give ``slot`` a value computed elsewhere (e.g. in worker processes)."""
         self._slots[slot] = value
 
-    # -- hypothesis-derived data ------------------------------------------------------------
-
     def derived(self, hyp: Hypothesis, key: Any, compute: Callable[[], T]) -> T:
         """``compute()`` for ``hyp`` under ``key``, cached by the hypothesis' content."""
         return self._derived.get(hyp, key, compute)
 
     def hypothesis_m2(self, hyp: Hypothesis) -> Corpus:
-        """The hypothesis' edits: its M2's, or found by the language's extractor (by content).
-
-        Parsing is shared across systems: every distinct sentence is parsed once per process.
-        """
+        """The hypothesis' edits: its M2's, or found by the language's extractor (by content;
+        every distinct sentence is parsed once per process, whichever system wrote it)."""
         if hyp.m2 is not None:
             return hyp.m2
         return self.derived(hyp, HYPOTHESIS_EDITS, lambda: self.lang.annotator().annotate_corpus(
