@@ -36,7 +36,7 @@ class Hypothesis:
     """One system's output: its corrected sentences (token tuples), and its edits when known.
 
     Read from ChERRANT's parallel format, it also keeps the file's ``sources`` column and its
-    ``ids``: :meth:`EvalData.align` matches the rows to the references' by id (when those
+    ``ids``: the gate (:func:`gecscope.gate.admit`) matches the rows to the references' by id (when those
     have ids) and checks every source against the references' before anything is scored.
 
     Immutable: :attr:`key` digests the content once, so caches keyed by it stay valid.
@@ -152,7 +152,7 @@ class Hypothesis:
         (:func:`sniff_format`; a close call is an :class:`InputWarning` saying what was
         assumed); ``"plain"``, ``"m2"`` or ``"parallel"`` force one. A parallel file keeps its
         source column and ids: score it through :func:`gecscope.evaluate` (or
-        :meth:`EvalData.align`), which matches its rows to the references' by id and checks
+        :func:`gecscope.gate.admit`), which matches its rows to the references' by id and checks
         every source."""
         p = Path(path)
         label = name or ("stdin" if str(path) == "-" else p.stem)
