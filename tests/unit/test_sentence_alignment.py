@@ -83,7 +83,7 @@ def test_paragraph_hypothesis_scores_as_the_sentence_file(
     _, hyp = amu
     data = EvalData.from_files(conll14 / "official-2014.combined.m2").subset(0, SAMPLE)
     [whole] = evaluate("m2", data, Hypothesis.from_texts(hyp, "AMU"))
-    with pytest.warns(InputWarning, match=r"30 lines for 150 source sentences: aligned"):
+    with pytest.warns(InputWarning, match=r"30 lines for 150 source sentences of \S+: aligned"):
         [para] = evaluate("m2", data, Hypothesis.from_texts(paragraphs(hyp), "AMU"))
     assert whole.score.details["proposed"] > 0
     assert para.score.details == whole.score.details
@@ -389,7 +389,7 @@ def test_cli_scores_a_paragraph_file_as_its_sentences(capsys, tmp_path: Path) ->
     assert main(["evaluate", "-r", ref, "--hyp", str(para), "-m", "m2", "--name", "x"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[:4] == whole.splitlines()[:4]
-    assert "x: 3 lines for 12 source sentences: aligned to the source's sentences" in err
+    assert f"x: 3 lines for 12 source sentences of {ref}: aligned to the source's sentences" in err
     # --hyp-level sentence keeps the line check
     assert main(["evaluate", "-r", ref, "--hyp", str(para), "--hyp-level", "sentence"]) == 65
     assert f"{para}: has 3 lines but 12 were expected" in capsys.readouterr().err

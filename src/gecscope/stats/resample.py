@@ -49,7 +49,7 @@ def check_draws(name: str, n: object, maximum: int = MAX_DRAWS, minimum: int = 0
     try:
         if isinstance(n, bool):
             raise TypeError
-        k = operator.index(n)  # type: ignore[call-overload]  # int, numpy integers
+        k = operator.index(n)  # type: ignore[arg-type]  # int, numpy integers
     except TypeError:
         raise ConfigError(f"{name} must be a whole number, got {n!r}") from None
     if not minimum <= k <= maximum:
