@@ -127,7 +127,8 @@ def test_clusters_equal_mt_metrics_eval_pinned(seeda: dict[str, Any], level: str
     assert list(got.labels) == labels
     assert list(got.values) == values
     assert list(got.ranks) == ranks
-    assert [list(row) for row in got.p] == p
+    got_p = [list(row) for row in got.p]
+    assert got_p == p
 
 
 @pytest.fixture(scope="module")
@@ -250,13 +251,15 @@ def test_spa_interval_equals_a_direct_bootstrap(seeda: dict[str, Any]) -> None:
                 for x, a in enumerate(draw) for b in draw[x + 1:] if a != b]
         values.append(1 - sum(gaps) / len(gaps))
     lo, hi = np.percentile(values, [2.5, 97.5])
-    assert (got.interval.low, got.interval.high) == pytest.approx((lo, hi), abs=1e-12)
+    bounds = (got.interval.low, got.interval.high)
+    assert bounds == pytest.approx((lo, hi), abs=1e-12)
     assert got.interval.low <= got.spa <= got.interval.high
     assert got.as_dict()["spa_interval"] == got.interval.as_list()
     # two systems: every resample with both gives the one pair's SPA; the others are dropped
     two = spa_interval([[math.nan, 0.2], [math.nan, math.nan]],
                        [[math.nan, 0.5], [math.nan, math.nan]], resamples=50)
-    assert (two.low, two.high) == pytest.approx((0.7, 0.7))
+    two_bounds = (two.low, two.high)
+    assert two_bounds == pytest.approx((0.7, 0.7))
     assert 0 < two.resamples < 50
 
 
@@ -278,11 +281,13 @@ def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
              for name in ("charlen", "gleu")},
             seed=0, params=PermutationParams(100))
         got = result.sentence_rankings["seeda"][level]
-        assert (got.labels, got.ranks, got.p) == (want.labels, want.ranks, want.p)
+        got_clusters = (got.labels, got.ranks, got.p)
+        assert got_clusters == (want.labels, want.ranks, want.p)
     assert result.settings["sentence_test"] == "sign"
     data = result.as_dict()
     clusters = data["sentence_clusters"]["seeda"]["edit"]  # type: ignore[index]
-    assert [m["metric"] for m in clusters["metrics"]] == ["Sentgleu", "Sentcharlen"]
+    order = [m["metric"] for m in clusters["metrics"]]
+    assert order == ["Sentgleu", "Sentcharlen"]
     rows = {r["label"]: r for r in data["rows"]}  # type: ignore[union-attr]
     spa = rows["Sentgleu"]["sentence"]["seeda"]["sent"]["spa"]
     row = next(r for r in result.rows if r.label == "Sentgleu")
