@@ -284,9 +284,8 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
 
 
 
-def _samples(text: str) -> int:
-    """``--bootstrap N``: 0 (none) to 100,000 resamples (each holds a row per sentence)."""
-    return draws()(text)
+#: ``--bootstrap N``: 0 (none) to 100,000 resamples (each holds a row per sentence)
+_samples = draws()
 
 
 def add_report_arguments(p: argparse._ActionsContainer, bootstrap_default: int = 0) -> None:

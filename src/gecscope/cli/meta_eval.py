@@ -215,16 +215,14 @@ def _print_json(obj: Any) -> None:
 
 
 def run_human(args: argparse.Namespace) -> int:
-    from gecscope.formats.appraise_xml import read_appraise
     from gecscope.meta_eval import ranking
-    from gecscope.meta_eval.benchmarks import CONLL14_SENTENCES, GJG15_HUMAN, read_seeda_human
+    from gecscope.meta_eval.benchmarks import GJG15_HUMAN, read_gjg15_judgments, read_seeda_human
     from gecscope.reports.text import render_table
 
     root = Path(args.data_dir)
     bench = args.benchmark or ("gjg15" if (root / "judgments.xml").is_file() else "seeda")
     if bench == "gjg15":
-        sets = {"rank": (read_appraise(root / "judgments.xml", index_base=0,
-                                       sentences=CONLL14_SENTENCES), GJG15_HUMAN)}
+        sets = {"rank": (read_gjg15_judgments(root), GJG15_HUMAN)}
     else:
         sets = read_seeda_human(root)
     out: dict[str, Any] = {}

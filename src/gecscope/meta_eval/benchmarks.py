@@ -193,17 +193,22 @@ def read_seeda_human(root: Path) -> dict[str, tuple[Judgments, dict[str, dict[st
     return out
 
 
+def read_gjg15_judgments(root: Path) -> Judgments:
+    """GJG15's ``judgments.xml`` in ``root`` (0-based ``src-id`` s, each checked against the
+    1,312 CoNLL-2014 test sentences)."""
+    from gecscope.formats.appraise_xml import read_appraise
+
+    return read_appraise(root / "judgments.xml", index_base=0, sentences=CONLL14_SENTENCES)
+
+
 def load_gjg15(data_dir: PathLike, submissions_dir: PathLike,
                m2_path: PathLike | None = None) -> Benchmark:
     """Load GJG15: ``data_dir/judgments.xml`` and the 13 CoNLL-2014 outputs in
     ``submissions_dir`` (files named after the systems, 1,312 lines each)."""
-    from gecscope.formats.appraise_xml import read_appraise
-
     root = _check_dir(data_dir, "GJG15", "the folder holding GJG15's judgments.xml")
     subs = _check_dir(submissions_dir, "CoNLL-2014 submissions",
                       "one file per system (AMU, CAMB, ..., INPUT)")
-    judgments = read_appraise(root / "judgments.xml", index_base=0,
-                              sentences=CONLL14_SENTENCES)
+    judgments = read_gjg15_judgments(root)
     unknown = sorted(set(judgments.systems) - set(GJG15_SYSTEMS))
     if unknown:
         raise FormatError(f"unexpected system(s) {', '.join(unknown)} in the GJG15 judgments",
