@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gec_metrics_ref import skip_or_fail
 
 from gecscope.data import EvalData, Hypothesis
 from gecscope.formats.m2 import read_m2
@@ -222,7 +223,9 @@ class Browser:
 def chromium() -> str:
     binary = _chromium()
     if binary is None:
-        pytest.skip("no Chromium found (apt-get install chromium, or set GECSCOPE_CHROMIUM)")
+        # setup --dev installs Chromium: under CI's GECSCOPE_REQUIRE_REFERENCES this fails
+        skip_or_fail("no Chromium found (bash scripts/setup.sh --dev installs it; or "
+                     "apt-get install chromium, or set GECSCOPE_CHROMIUM)")
     return binary
 
 

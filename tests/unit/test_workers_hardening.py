@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +36,32 @@ linux_only = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
 two_cores = pytest.mark.skipif(default_jobs() < 2, reason="runs two workers: needs two cores")
 
 
+@contextmanager
+def _sigint_as_in_a_terminal(ignore: bool = False) -> Iterator[None]:
+    """Children started in this block get SIGINT's disposition of a terminal's foreground
+    job (default), whatever this test process inherited. A job started in the background by
+    a shell without job control (``pytest ... &``, nohup-like CI runners) inherits SIGINT
+    *ignored*, and the gecscope it starts rightly keeps ignoring Ctrl-C; without this the
+    Ctrl-C tests failed in such a run (issue #42: "result 140" and exit 0), which looked like
+    a race under load. A handler set here becomes SIG_DFL in a child at exec (an ignored
+    signal stays ignored). ``ignore``: start them with SIGINT ignored instead, as such a job."""
+    previous = signal.signal(signal.SIGINT,
+                             signal.SIG_IGN if ignore else signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _gecscope(*args: str, cwd: Path) -> subprocess.Popen[str]:
     """``python -m gecscope ARGS`` in its own session (so a signal to its group reaches its
-    workers too, as Ctrl-C in a terminal does)."""
+    workers too, as Ctrl-C in a terminal does), SIGINT at its default."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return subprocess.Popen([sys.executable, "-m", "gecscope", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    with _sigint_as_in_a_terminal():
+        return subprocess.Popen([sys.executable, "-m", "gecscope", *args], cwd=cwd, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
 
 
 def _alive(pid: int) -> bool:
@@ -206,14 +225,16 @@ if __name__ == "__main__":
 """
 
 
-def _launch_driver(target: str, tmp_path: Path) -> tuple[int, str, str, list[int]]:
+def _launch_driver(target: str, tmp_path: Path, ignore_sigint: bool = False
+                   ) -> tuple[int, str, str, list[int]]:
     script = tmp_path / "driver.py"
     script.write_text(_LAUNCH_DRIVER, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, str(script), target], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60, start_new_session=True,
-                          check=False)
+    with _sigint_as_in_a_terminal(ignore_sigint):
+        proc = subprocess.run([sys.executable, str(script), target], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60,
+                              start_new_session=True, check=False)
     pids = sorted({int(w) for line in proc.stdout.splitlines()
                    if not line.startswith("result") for w in line.split()})
     return proc.returncode, proc.stdout, proc.stderr, pids
@@ -227,6 +248,18 @@ def test_ctrl_c_while_the_pool_launches_its_workers_interrupts(tmp_path: Path) -
     code, out, err, workers = _launch_driver("group", tmp_path)
     assert (code, err) == (130, "interrupted\n"), out
     assert "result" not in out
+    assert workers and _gone(workers, 5) == []
+
+
+@linux_only
+def test_a_driver_started_with_sigint_ignored_keeps_ignoring_it(tmp_path: Path) -> None:
+    """A run started as a background job (SIGINT inherited ignored: ``cmd &`` in a script,
+    nohup) is not interrupted by a Ctrl-C to its group, during the launch or after: the pool
+    does not turn an ignored SIGINT into an interrupt (the held one is answered by the
+    previous disposition, here "ignore"), and the result is complete."""
+    code, out, err, workers = _launch_driver("group", tmp_path, ignore_sigint=True)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == f"result {sum(x * x for x in range(8))}"
     assert workers and _gone(workers, 5) == []
 
 

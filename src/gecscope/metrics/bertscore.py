@@ -245,10 +245,13 @@ class Encoder:
         of exactly ``batch_size`` sentences (the last one of a length filled up with repeats
         of its first sentence); the caller sets the torch threads and ``no_grad``.
 
-        The fixed batch shape makes an embedding a function of its sentence alone: the
-        encoder's matrix products round differently for a different number of rows (measured
-        here: 89 of 600 CoNLL-2014 sentences differ in the last bits between a batch of 64
-        and a batch of one), never for the other rows' content or position."""
+        With ``batch_size`` 1 (the default) each sentence is encoded alone, so its embedding
+        is a function of that sentence by construction, within one process, torch build and
+        thread count: a cached embedding is the one a fresh run computes. A larger batch is
+        faster but only fixes the shape: a row's place among the others of the batch can move
+        its last bits on some CPUs (the UCCA parser's MiniLM did on an AMD EPYC with MKL,
+        issue #42), so a cache or another ``--jobs`` split may then differ in the last bits
+        from a fresh run in one process (never seen in a printed figure)."""
         torch = self.torch
         size = self.batch_size
         by_len: dict[int, list[TokenIds]] = {}
@@ -387,7 +390,7 @@ class BERTScorer:
     """
 
     def __init__(self, model: str = "", layer: int | None = None, *, device: str = "cpu",
-                 batch_size: int = 4, threads: int | None = 1, baseline: str = "none",
+                 batch_size: int = 1, threads: int | None = 1, baseline: str = "none",
                  max_cached_pairs: int = 500_000, max_cached_bytes: int = 1 << 30) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")

@@ -75,9 +75,9 @@ class PTConfig:
     the last). ``score_type``: BERTScore component, ``p``, ``r`` or ``f``. ``baseline``:
     ``auto`` (bert-score's baseline when the encoder is a model it has one for), ``none``, a
     stored model name or a bert-score baseline file. ``device``, ``batch_size``, ``threads``
-    (torch threads): how the encoder runs; every batch holds exactly ``batch_size`` sentences
-    of one length, which fixes the last bits of the weights (see
-    :meth:`gecscope.metrics.bertscore.Encoder.embed`).
+    (torch threads): how the encoder runs; ``batch_size`` 1, the default, encodes every
+    sentence alone, which makes its weights independent of the sentences beside it on any CPU
+    (see :meth:`gecscope.metrics.bertscore.Encoder.embed`).
     """
 
     _metric: ClassVar[str] = "pt"
@@ -90,7 +90,7 @@ class PTConfig:
     score_type: str = "f"
     baseline: str = "auto"
     device: str = "cpu"
-    batch_size: int = 4
+    batch_size: int = 1
     threads: int = 1
 
     def __post_init__(self) -> None:

