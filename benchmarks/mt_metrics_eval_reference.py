@@ -84,19 +84,66 @@ def cases(data_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-def reference(mme: Any, case: dict[str, Any]) -> dict[str, Any]:
+#: Where each benchmark's judgment files are, and the base of their ``src-id``.
+JUDGMENT_FILES = {"seeda": ({"sent": "seeda/data/judgments_sent.xml",
+                             "edit": "seeda/data/judgments_edit.xml"}, 1),
+                  "gjg15": ({"rank": "gjg15/judgments.xml"}, 0)}
+
+
+def appraise_items(path: Path, base: int, limit: int | None = None
+                   ) -> list[tuple[int, dict[str, int]]]:
+    """The ranking items of an Appraise XML file, read here without gecscope (so that the
+    comparison checks gecscope's reader and judgment conversion too): (0-based test-set
+    sentence, {system: rank}) in file order; a ``system`` attribute naming several systems
+    (identical outputs) gives each the rank."""
+    import xml.etree.ElementTree as ET
+
+    out = []
+    for item in ET.parse(path).getroot().iter("ranking-item"):
+        ranks = {name: int(t.get("rank", "")) for t in item.iter("translation")
+                 for name in t.get("system", "").split()}
+        out.append((int(item.get("src-id", "")) - base, ranks))
+        if limit is not None and len(out) == limit:
+            break
+    return out
+
+
+def human_metric_matrices(items: list[tuple[int, dict[str, int]]], table: dict[str, list[float]],
+                          systems: list[str], rows: dict[int, int]
+                          ) -> tuple[list[list[float | None]], list[list[float | None]]]:
+    """(items x systems) human scores as mt-metrics-eval's sentence-level task takes them
+    (minus the rank: higher is better) and the metric's sentence scores; None where the item
+    did not rank the system."""
+    human = [[-float(r[s]) if s in r else None for s in systems] for _, r in items]
+    metric = [[float(table[s][rows[k]]) if s in r else None for s in systems] for k, r in items]
+    return human, metric
+
+
+def pair_outcomes(items: list[tuple[int, dict[str, int]]], systems: list[str]
+                  ) -> dict[tuple[str, str], list[int]]:
+    """For every pair (systems[i], systems[j]), i < j: +1 / -1 / 0 per item ranking both
+    (the first better / worse / tied), in file order."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for _, r in items:
+        for i, a in enumerate(systems):
+            for b in systems[i + 1:]:
+                if a in r and b in r:
+                    out.setdefault((a, b), []).append((r[a] < r[b]) - (r[a] > r[b]))
+    return out
+
+
+def reference(mme: Any, case: dict[str, Any], data_dir: Path) -> dict[str, Any]:
     import numpy as np
     import scipy.stats
 
     data, pce, stats = mme
-    from gecscope.meta_eval.significance import head_to_head
-    from gecscope.meta_eval.ties import judgment_matrices
-
     bench, systems = case["bench"], case["systems"]
     rows = bench.rows
+    files, base = JUDGMENT_FILES[bench.name]
     out: dict[str, Any] = {"spa": {}, "acc_eq": {}, "tau_eq": {}, "compare": {}}
-    for level, judgments in bench.judgments.items():
-        outcomes = head_to_head(judgments, systems)
+    for level in bench.judgments:
+        items = appraise_items(data_dir / files[level], base)
+        outcomes = pair_outcomes(items, systems)
         human_p = np.full((len(systems), len(systems)), np.nan)
         for i, a in enumerate(systems):
             for j in range(i + 1, len(systems)):
@@ -107,7 +154,7 @@ def reference(mme: Any, case: dict[str, Any]) -> dict[str, Any]:
             mat = np.asarray([[table[s][rows[k]] for k in sorted(rows)] for s in systems])
             metric_p = pce.compute_pairwise_p_values(mat, num_permutations=SPA_PERMUTATIONS)
             out["spa"][f"{level}/{name}"] = float(pce.compute_one_minus_pce(human_p, metric_p))
-            human, metric = judgment_matrices(judgments, table, systems, rows=rows)
+            human, metric = human_metric_matrices(items, table, systems, rows)
             # packed system-major vectors, as mt-metrics-eval's Correlation holds them
             gold = [human[i][s] for s in range(len(systems)) for i in range(len(human))]
             scores = [metric[i][s] for s in range(len(systems)) for i in range(len(metric))]
@@ -170,7 +217,7 @@ def main() -> int:
         same = True
         for case in all_cases:
             with Clock() as c_ref:
-                ref = reference(mme, case)
+                ref = reference(mme, case, args.data)
             with Clock() as c_ours:
                 got = ours(case)
             name = case["bench"].name

@@ -65,11 +65,14 @@ def pairwise_p_values(scores: Any, permutations: int = 1000, seed: int = SPA_SEE
     ``scores`` is a (systems x sentences) matrix; the system score is the sum of its row. The
     result is a (systems x systems) array with the upper triangle filled and NaN elsewhere.
     Arithmetic and random draws are those of mt-metrics-eval's ``pce.compute_pairwise_p_values``
-    (float32), so its values are reproduced exactly.
+    (float32), so its values are reproduced exactly. The matrix is taken in C order (row by
+    row), as the reference's is when built from lists: float32 row sums and the product round
+    with the memory order, and a column-selected matrix (``m[:, rows]``, Fortran order) moved
+    3 of GJG15's 78 GLEU p-values by 1/1000 (issue #42).
     """
     np = _np()
     check_draws("permutations", permutations, minimum=1)
-    mat = np.asarray(scores, dtype=np.float32)
+    mat = np.ascontiguousarray(scores, dtype=np.float32)
     if mat.ndim != 2:
         raise ConfigError(f"scores must be a systems x sentences matrix, got shape {mat.shape}")
     n_sys, n_seg = mat.shape
