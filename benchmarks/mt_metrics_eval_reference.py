@@ -9,6 +9,7 @@ tests/regression/test_meta_eval_wmt_stats.py were printed by this script with mt
 at commit 68a481a (google-research/mt-metrics-eval).
 
     python benchmarks/mt_metrics_eval_reference.py --mme /work/.mirror/google-research+mt-metrics-eval/repo
+    python benchmarks/mt_metrics_eval_reference.py --mme ... --clusters   # the cluster cases
 
 ``--mme`` is a bare git directory (exported to a temporary folder) or a checkout holding the
 ``mt_metrics_eval`` package. Its ``data.py`` imports ``apache_beam`` (parallel runs) and
@@ -203,14 +204,76 @@ def ours(case: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: The sentence-level cluster cases of tests/regression/test_meta_eval_sentence_clusters.py:
+#: the first CLUSTER_ITEMS ranking items of each SEEDA file, CLUSTER_PERMUTATIONS draws, blocks
+#: of 1000 (no early stop) and 50 (its early stop at p 0.05 / 0.3).
+CLUSTER_ITEMS = 30
+CLUSTER_PERMUTATIONS = 200
+CLUSTER_BLOCKS = (1000, 50)
+
+
+def clusters(mme: Any, data_dir: Path) -> dict[str, Any]:
+    """mt-metrics-eval's item-level acc_eq clusters (``data.CompareMetrics`` with
+    ``KendallWithTiesOpt``, ``perm_test="pairs"``, after ``np.random.seed(0)``) on SEEDA's
+    base systems for GLEU, character length and two tied variants (GLEU rounded to 0.1,
+    length // 10), its inputs read from the XML here: what the test pins as ``PINNED``."""
+    import numpy as np
+
+    from gecscope.meta_eval.benchmarks import load_seeda
+    from gecscope.meta_eval.examples import CharLengthMetric
+    from gecscope.meta_eval.runner import evaluate_systems, sentence_score_table
+    from gecscope.registry import get_metric
+
+    data, _pce, stats = mme
+    bench = load_seeda(data_dir / "seeda", data_dir / "conll14" / "official-2014.combined.m2")
+    systems = bench.ordered(bench.select("base"))
+    tables = {
+        "charlen": sentence_score_table(evaluate_systems(CharLengthMetric(), bench, systems)),
+        "gleu": sentence_score_table(evaluate_systems(get_metric("gleu")(), bench, systems))}
+    tables["gleu1"] = {s: [round(v, 1) for v in t] for s, t in tables["gleu"].items()}
+    tables["len10"] = {s: [float(v // 10) for v in t] for s, t in tables["charlen"].items()}
+    files, base = JUDGMENT_FILES["seeda"]
+    out: dict[str, Any] = {}
+    for level in ("sent", "edit"):
+        items = appraise_items(data_dir / files[level], base, limit=CLUSTER_ITEMS)
+        corrs = {}
+        for name, table in tables.items():
+            human, metric = human_metric_matrices(items, table, systems, bench.rows)
+            n = len(systems)
+            gold = [human[i][s] for s in range(n) for i in range(len(human))]
+            scores = [0.0 if metric[i][s] is None else metric[i][s]
+                      for s in range(n) for i in range(len(human))]
+            corrs[name] = stats.Correlation(n, gold, scores)
+        for block in CLUSTER_BLOCKS:
+            np.random.seed(0)
+            ranks, sig, _, _ = data.CompareMetrics(
+                corrs, stats.KendallWithTiesOpt, "item", CLUSTER_PERMUTATIONS,
+                stats.PermutationSigDiffParams(block, 0.05, 0.3), 0.05, perm_test="pairs",
+                sample_rate=1.0)
+            out[f"{level}/{block}"] = {
+                "labels": list(ranks), "values": [float(v) for v, _ in ranks.values()],
+                "ranks": [int(r) for _, r in ranks.values()],
+                "p": [[float(x) for x in row] for row in sig]}
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mme", type=Path, required=True,
                     help="mt-metrics-eval bare git dir or checkout")
     ap.add_argument("--data", type=Path, default=DATA, help="shared data folder")
+    ap.add_argument("--clusters", action="store_true",
+                    help="print the sentence-level cluster cases the regression test pins "
+                         "(tests/regression/test_meta_eval_sentence_clusters.py) and stop")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         mme = import_mme(args.mme, Path(tmp))
+        if args.clusters:
+            with Clock() as c_cl:
+                found = clusters(mme, args.data)
+            print(json.dumps(found, sort_keys=True))
+            print(f"clusters: {c_cl}")
+            return 0
         with Clock() as c_in:
             all_cases = cases(args.data)
         print(f"inputs (metric scores): {c_in}")

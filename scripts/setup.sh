@@ -39,7 +39,7 @@ if [ "$mode" = "--dev" ]; then
   fi
   # torch first: the pinned CPU build is a local wheel; asking later could pull a CUDA build.
   pipq "torch==2.13.0"
-  pipq -e ".[all,sim,parser,marian,ct2,argos,ray]" pytest jsonschema "hypothesis>=6.100" \
+  pipq -e ".[all,sim,parser,marian,ct2,argos,ray]" pytest "pytest-xdist==3.8.0" jsonschema "hypothesis>=6.100" \
     "ruff==0.17.6" "mypy==2.4.1" "sacremoses==0.1.1"
   # gec-metrics 0.1.1, the reference the tests compare GREEN, GoToScorer, PT-ERRANT and the
   # learned metrics with, lives in its own venv: it pulls packages gecscope does not want in

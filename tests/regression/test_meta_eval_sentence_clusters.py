@@ -8,10 +8,11 @@ when gecscope replays its random stream (``test="mt-metrics-eval"``). The pinned
 printed by that call at mt-metrics-eval commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 on the
 first 30 SEEDA ranking items of each judgment file, 200 permutations, blocks of 1000 (no early
 stop) and of 50 (its early stop, min 0.05 / max 0.3), for GLEU, character length and two tied
-variants (GLEU rounded to 0.1, length // 10: non-zero tie thresholds). When the mirror of
+variants (GLEU rounded to 0.1, length // 10: non-zero tie thresholds), by ``python
+benchmarks/mt_metrics_eval_reference.py --mme <mt-metrics-eval> --clusters``. When the mirror of
 mt-metrics-eval is present, the same call also runs live for the four cases, on inputs built
-from the XML without gecscope; on SEEDA-S its early stop changes the p-values. The default draws (``test="sign"``)
-are checked against the exact permutation p-value of a small case.
+from the XML without gecscope; on SEEDA-S its early stop changes the p-values. The default
+draws (``test="sign"``) are checked against the exact permutation p-value of a small case.
 """
 
 from __future__ import annotations
@@ -158,45 +159,20 @@ def mt_metrics_eval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             sys.modules.pop(name, None)
 
 
-def _reference_corrs(seeda: dict[str, Any], level: str, stats: Any) -> dict[str, Any]:
-    """mt-metrics-eval's ``Correlation`` objects built from the judgment file itself, read
-    without gecscope (``appraise_items`` / ``human_metric_matrices`` of
-    benchmarks/mt_metrics_eval_reference.py), so that gecscope's Appraise reader and its
-    judgment-to-score conversion are checked too, not only the statistics."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from mt_metrics_eval_reference import (  # type: ignore[import-not-found]
-            JUDGMENT_FILES,
-            appraise_items,
-            human_metric_matrices,
-        )
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    files, base = JUDGMENT_FILES["seeda"]
-    items = appraise_items(seeda["data_dir"] / files[level], base, limit=ITEMS)
-    systems, n_sys = seeda["systems"], len(seeda["systems"])
-    corrs = {}
-    for name, table in seeda["tables"].items():
-        human, metric = human_metric_matrices(items, table, systems, seeda["bench"].rows)
-        gold = [human[i][s] for s in range(n_sys) for i in range(len(human))]
-        scores = [0.0 if metric[i][s] is None else metric[i][s]
-                  for s in range(n_sys) for i in range(len(human))]
-        corrs[name] = stats.Correlation(n_sys, gold, scores)
-    return corrs
-
-
 @pytest.fixture(scope="module")
 def live(seeda: dict[str, Any], mt_metrics_eval: Any) -> dict[tuple[str, int], Any]:
-    """mt-metrics-eval's own clusters of the pinned cases (seed 0, 200 permutations)."""
+    """mt-metrics-eval's own clusters of the pinned cases, by ``clusters`` of
+    benchmarks/mt_metrics_eval_reference.py (the command that printed ``PINNED``), which
+    builds its inputs from the judgment XML without gecscope's reader or its conversion of
+    judgments to scores."""
     data, stats = mt_metrics_eval
-    out = {}
-    for level, block in sorted(PINNED):
-        np.random.seed(0)
-        out[level, block] = data.CompareMetrics(
-            _reference_corrs(seeda, level, stats), stats.KendallWithTiesOpt, "item", 200,
-            stats.PermutationSigDiffParams(block, 0.05, 0.3), 0.05, perm_test="pairs",
-            sample_rate=1.0)[:2]
-    return out
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from mt_metrics_eval_reference import clusters  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    found = clusters((data, None, stats), seeda["data_dir"])
+    return {(level, block): found[f"{level}/{block}"] for level, block in PINNED}
 
 
 @pytest.mark.parametrize("level,block", sorted(PINNED))
@@ -204,21 +180,21 @@ def test_clusters_equal_mt_metrics_eval_live(seeda: dict[str, Any], level: str, 
                                              live: dict[tuple[str, int], Any]) -> None:
     """gecscope's replay of the stream against mt-metrics-eval's own call on inputs it built
     from the XML itself, same seed and permutations, with and without its early stop."""
-    ranks, sig = live[level, block]
+    ref = live[level, block]
     got = compare_calibrated(_outcomes(seeda, level), seed=0, params=_params(block),
                              test="mt-metrics-eval")
-    assert list(got.labels) == list(ranks)
-    assert list(got.values) == [v for v, _ in ranks.values()]
-    assert list(got.ranks) == [r for _, r in ranks.values()]
-    assert np.array_equal(np.asarray(got.p), sig)
+    assert list(got.labels) == ref["labels"]
+    assert list(got.values) == ref["values"]
+    assert list(got.ranks) == ref["ranks"]
+    assert [list(row) for row in got.p] == ref["p"]
 
 
 def test_the_live_cases_exercise_the_early_stop(live: dict[tuple[str, int], Any]) -> None:
     """On SEEDA-S the early stop (blocks of 50) changes mt-metrics-eval's p-values against no
     early stop (blocks of 1000), so the live comparison above covers a stopped test; on
     SEEDA-E it does not (every pair far from the thresholds)."""
-    assert not np.array_equal(live["sent", 50][1], live["sent", 1000][1])
-    assert np.array_equal(live["edit", 50][1], live["edit", 1000][1])
+    assert live["sent", 50]["p"] != live["sent", 1000]["p"]
+    assert live["edit", 50]["p"] == live["edit", 1000]["p"]
 
 
 def _exact_p(worse: list[int], better: list[int], sizes: list[int]) -> Fraction:

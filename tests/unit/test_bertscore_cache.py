@@ -75,10 +75,11 @@ def test_pair_cache_overflow_keeps_the_pairs_found_before_it_was_cleared() -> No
 
 
 def test_thread_counts_do_not_share_entries() -> None:
-    """Embeddings round differently with 1 and 2 torch threads: scorers with threads=2 and
-    with ``None`` (torch's own setting, here 2) first fill the caches, then threads=1 scores
-    the same pairs and must equal a fresh threads=1 score; the entries are kept apart by the
-    thread count actually used."""
+    """Embeddings may round differently with 1 and 2 torch threads (a CPU's and BLAS's
+    choice), so the caches are keyed by the thread count actually used: scorers with
+    threads=2 and with ``None`` (torch's own setting, here set to 2) first fill the caches,
+    then threads=1 scores the same pairs, adds entries of its own and equals a fresh
+    threads=1 score."""
     import torch
 
     long = ("In my opinion , the government should spend more money on public transport "

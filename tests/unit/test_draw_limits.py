@@ -42,20 +42,27 @@ def test_statistics_refuse_huge_counts_before_drawing() -> None:
         pairwise_p_values(np.zeros((2, 4)), permutations=10**9)
 
 
-def test_maege_bounds_its_orders_and_corpora() -> None:
+def test_maege_bounds_its_orders_and_corpora(tmp_path: Path) -> None:
     corpus = read_m2(DEMO / "references.m2")
     with pytest.raises(ConfigError, match=f"max_permutations must be between 1 and "
                                           f"{MAX_PERMUTATIONS:,}"):
         build_lattice(corpus, max_permutations=10**7)
     with pytest.raises(ConfigError, match=f"levels must be between 2 and {MAX_LEVELS:,}"):
         sample_corpora(corpus, levels=10**6)
-    # at the cap, a sentence's orders are still at most the cap
-    lattice = build_lattice(corpus, max_permutations=MAX_PERMUTATIONS, min_chains=1)
-    per = {}
+    # at the cap: one annotator's 7 edits have 7! = 5,040 orders, so the cap binds (exactly
+    # MAX_PERMUTATIONS chains), while 4 edits keep all their 4! = 24
+    path = tmp_path / "seven.m2"
+    path.write_text("S a b c d e f g h .\n" + "".join(
+        f"A {i} {i + 1}|||R:NOUN|||w{i}|||REQUIRED|||-NONE-|||0\n" for i in range(7))
+        + "\nS a b c d .\n" + "".join(
+        f"A {i} {i + 1}|||R:NOUN|||w{i}|||REQUIRED|||-NONE-|||0\n" for i in range(4)) + "\n",
+        encoding="utf-8")
+    lattice = build_lattice(read_m2(path), max_permutations=MAX_PERMUTATIONS, min_chains=1)
+    per: dict[int, int] = {}
     for chain in lattice.chains:
-        key = (chain.sentence, chain.annotator)
-        per[key] = per.get(key, 0) + 1
-    assert per and max(per.values()) <= MAX_PERMUTATIONS
+        per[chain.sentence] = per.get(chain.sentence, 0) + 1
+    assert MAX_PERMUTATIONS < 5040
+    assert per == {0: MAX_PERMUTATIONS, 1: 24}
 
 
 @pytest.mark.parametrize("argv, flag, limit", [
