@@ -212,19 +212,15 @@ CLUSTER_PERMUTATIONS = 200
 CLUSTER_BLOCKS = (1000, 50)
 
 
-def clusters(mme: Any, data_dir: Path) -> dict[str, Any]:
-    """mt-metrics-eval's item-level acc_eq clusters (``data.CompareMetrics`` with
-    ``KendallWithTiesOpt``, ``perm_test="pairs"``, after ``np.random.seed(0)``) on SEEDA's
-    base systems for GLEU, character length and two tied variants (GLEU rounded to 0.1,
-    length // 10), its inputs read from the XML here: what the test pins as ``PINNED``."""
-    import numpy as np
-
+def cluster_case(data_dir: Path) -> dict[str, Any]:
+    """SEEDA's base systems and the four sentence-score tables of the cluster cases: GLEU,
+    character length and two tied variants (GLEU rounded to 0.1, length // 10), scored by
+    gecscope (the inputs both sides share)."""
     from gecscope.meta_eval.benchmarks import load_seeda
     from gecscope.meta_eval.examples import CharLengthMetric
     from gecscope.meta_eval.runner import evaluate_systems, sentence_score_table
     from gecscope.registry import get_metric
 
-    data, _pce, stats = mme
     bench = load_seeda(data_dir / "seeda", data_dir / "conll14" / "official-2014.combined.m2")
     systems = bench.ordered(bench.select("base"))
     tables = {
@@ -232,6 +228,19 @@ def clusters(mme: Any, data_dir: Path) -> dict[str, Any]:
         "gleu": sentence_score_table(evaluate_systems(get_metric("gleu")(), bench, systems))}
     tables["gleu1"] = {s: [round(v, 1) for v in t] for s, t in tables["gleu"].items()}
     tables["len10"] = {s: [float(v // 10) for v in t] for s, t in tables["charlen"].items()}
+    return {"bench": bench, "systems": systems, "tables": tables, "data_dir": data_dir}
+
+
+def clusters(mme: Any, case: dict[str, Any]) -> dict[str, Any]:
+    """mt-metrics-eval's item-level acc_eq clusters (``data.CompareMetrics`` with
+    ``KendallWithTiesOpt``, ``perm_test="pairs"``, after ``np.random.seed(0)``) of a
+    :func:`cluster_case`, the judgments read from the XML here: what the test pins as
+    ``PINNED``."""
+    import numpy as np
+
+    data, _pce, stats = mme
+    bench, systems, tables = case["bench"], case["systems"], case["tables"]
+    data_dir = case["data_dir"]
     files, base = JUDGMENT_FILES["seeda"]
     out: dict[str, Any] = {}
     for level in ("sent", "edit"):
@@ -270,7 +279,7 @@ def main() -> int:
         mme = import_mme(args.mme, Path(tmp))
         if args.clusters:
             with Clock() as c_cl:
-                found = clusters(mme, args.data)
+                found = clusters(mme, cluster_case(args.data))
             print(json.dumps(found, sort_keys=True))
             print(f"clusters: {c_cl}")
             return 0

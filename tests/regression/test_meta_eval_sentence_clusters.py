@@ -31,16 +31,13 @@ import pytest
 
 from gecscope.errors import ConfigError
 from gecscope.judgments import Judgments
-from gecscope.meta_eval.benchmarks import load_seeda
 from gecscope.meta_eval.examples import CharLengthMetric
 from gecscope.meta_eval.runner import (
     MetricRow,
     TableResult,
     add_wmt_statistics,
     build_table,
-    evaluate_systems,
     render_wmt_sections,
-    sentence_score_table,
 )
 from gecscope.meta_eval.significance import (
     PermutationParams,
@@ -93,17 +90,22 @@ def _params(block: int) -> PermutationParams:
     return PermutationParams(200, block, 0.05, 0.3)
 
 
+def _reference_module() -> Any:
+    """benchmarks/mt_metrics_eval_reference.py, the command that printed ``PINNED``."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import mt_metrics_eval_reference  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return mt_metrics_eval_reference
+
+
 @pytest.fixture(scope="module")
 def seeda(shared_data: Path) -> dict[str, Any]:
-    bench = load_seeda(shared_data / "seeda",
-                       shared_data / "conll14" / "official-2014.combined.m2")
-    systems = bench.ordered(bench.select("base"))
-    tables = {
-        "charlen": sentence_score_table(evaluate_systems(CharLengthMetric(), bench, systems)),
-        "gleu": sentence_score_table(evaluate_systems(get_metric("gleu")(), bench, systems))}
-    tables["gleu1"] = {s: [round(v, 1) for v in t] for s, t in tables["gleu"].items()}
-    tables["len10"] = {s: [float(v // 10) for v in t] for s, t in tables["charlen"].items()}
-    return {"bench": bench, "systems": systems, "tables": tables, "data_dir": shared_data}
+    """SEEDA's base systems and the four score tables, built as the printing command builds
+    them (``cluster_case``)."""
+    case: dict[str, Any] = _reference_module().cluster_case(shared_data)
+    return case
 
 
 def _slice(case: dict[str, Any], level: str) -> Judgments:
@@ -166,12 +168,7 @@ def live(seeda: dict[str, Any], mt_metrics_eval: Any) -> dict[tuple[str, int], A
     builds its inputs from the judgment XML without gecscope's reader or its conversion of
     judgments to scores."""
     data, stats = mt_metrics_eval
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from mt_metrics_eval_reference import clusters  # type: ignore[import-not-found]
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    found = clusters((data, None, stats), seeda["data_dir"])
+    found = _reference_module().clusters((data, None, stats), seeda)
     return {(level, block): found[f"{level}/{block}"] for level, block in PINNED}
 
 
@@ -186,7 +183,8 @@ def test_clusters_equal_mt_metrics_eval_live(seeda: dict[str, Any], level: str, 
     assert list(got.labels) == ref["labels"]
     assert list(got.values) == ref["values"]
     assert list(got.ranks) == ref["ranks"]
-    assert [list(row) for row in got.p] == ref["p"]
+    got_p = [list(row) for row in got.p]
+    assert got_p == ref["p"]
 
 
 def test_the_live_cases_exercise_the_early_stop(live: dict[tuple[str, int], Any]) -> None:
@@ -313,8 +311,9 @@ def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
                         "acc_eq")
     ranking = result.sentence_rankings["seeda"]["edit"]
     body = lines[start + 4:start + 6]
-    assert [ln.split(" | ")[:2] for ln in body] == [
-        [f"| {r}", label] for label, r in zip(ranking.labels, ranking.ranks, strict=True)]
+    shown = [ln.split(" | ")[:2] for ln in body]
+    expected = [[f"| {r}", label] for label, r in zip(ranking.labels, ranking.ranks, strict=True)]
+    assert shown == expected
     # mt-metrics-eval's stream gives the same clusters here (p far from alpha)
     add_wmt_statistics(result, permutations=100, resamples=50, sentence_test="mt-metrics-eval")
     assert result.settings["sentence_test"] == "mt-metrics-eval"

@@ -88,7 +88,8 @@ def test_exact_shapley_is_the_mean_over_every_order_of_the_marginal_changes(
             mask |= 1 << i
     assert a.base == pytest.approx(score[0], abs=1e-12)
     assert a.full == pytest.approx(score[(1 << n) - 1], abs=1e-12)
-    assert [e.value for e in a.edits] == pytest.approx(expected, abs=1e-12)
+    values = [e.value for e in a.edits]
+    assert values == pytest.approx(expected, abs=1e-12)
     assert sum(expected) == pytest.approx(a.delta, abs=1e-12)
     assert len({round(x, 9) for x in expected}) >= 3  # not a degenerate case
 
