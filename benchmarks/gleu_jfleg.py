@@ -39,7 +39,7 @@ def main() -> None:
             t2 = time.process_time()
             f = s.fields
             print(f"| {split} | {variant} | {draw} | {f['GLEU'] * 100:.2f} | "
-                  f"{f['std'] * 100:.2f} | {f['ci_low'] * 100:.2f}-{f['ci_high'] * 100:.2f} | "
+                  f"{f['draws_std'] * 100:.2f} | {f['draws_ci_low'] * 100:.2f}-{f['draws_ci_high'] * 100:.2f} | "
                   f"{t1 - t0:.2f} | {t2 - t1:.2f} |")
 
 

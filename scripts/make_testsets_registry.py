@@ -27,6 +27,39 @@ GLEU = ("GLEU (Napoles et al.'s compute_gleu, revised 2016, all four references 
 CHERRANT = ("ChERRANT character-level F0.5 (compare_m2_for_evaluation.py), MuCGEC's official "
             "metric")
 
+# The figure a test set's papers report (gecscope.reports.headline): the metric at its
+# defaults, the fields of the table and their usual print (x100, two decimals), and why the
+# other metrics' numbers differ from it.
+_CONLL_DIFFERS = {
+    "errant": "ERRANT extracts the output's edits with ERRANT and matches them span for span "
+              "with the annotators' NUCLE edits, where the M2 scorer picks from the output's "
+              "edit lattice the edits that best match them: usually lower, and not comparable "
+              "with CoNLL-2014 tables (ERRANT on CoNLL-2014 is scored against an ERRANT-re-typed "
+              "M2: gecscope annotate --retype)",
+    "gleu": "GLEU counts n-grams shared with the corrected references (JFLEG's metric); "
+            "CoNLL-2014 tables do not report it",
+    "imeasure": "the I-measure is the improvement in weighted accuracy over the unchanged "
+                "source (Felice & Briscoe 2015), on another scale",
+    "cleme": "CLEME regroups edits into chunks and scores those (Ye et al. 2023); reported by "
+             "CLEME's papers, not by CoNLL-2014 tables",
+    "cleme2": "CLEME2.0's scores are chunk-level and weighted (Ye et al. 2025); reported by "
+              "its paper, not by CoNLL-2014 tables",
+}
+HEAD_M2 = {"test_set": "CoNLL-2014 test", "metric": "m2", "fields": ["P", "R", "F0.5"],
+           "scale": 100, "digits": 2, "reference": "official-2014.combined.m2",
+           "differs": _CONLL_DIFFERS}
+HEAD_ERRANT_CONLL = {
+    "test_set": "CoNLL-2014 test (ERRANT re-annotation)", "metric": "errant",
+    "fields": ["P", "R", "F0.5"], "scale": 100, "digits": 2, "reference": "references.m2",
+    "differs": {"m2": "the M2 scorer picks the output's edits that best match these "
+                      "ERRANT-made reference edits; CoNLL-2014 tables report it against the "
+                      "official NUCLE M2 (official-2014.combined.m2), not this file"}}
+_GLEU_DIFFERS = {"errant": "edit-based F0.5 needs references as M2; JFLEG's papers report GLEU",
+                 "m2": "edit-based F0.5 needs references as M2; JFLEG's papers report GLEU"}
+HEAD_CHERRANT = {"test_set": "MuCGEC dev", "metric": "errant", "language": "zh",
+                 "fields": ["P", "R", "F0.5"], "scale": 100, "digits": 2,
+                 "reference": "MuCGEC_dev.txt", "differs": {}}
+
 
 def conll14(data: Path) -> list[dict[str, Any]]:
     c = data / "conll14"
@@ -36,7 +69,7 @@ def conll14(data: Path) -> list[dict[str, Any]]:
     rows = [
         (c / "official-2014.combined.m2", {
             "name": f"{ref}, official combined M2 (annotators 0 and 1)", "scorer": M2,
-            "flags": "-m m2"}),
+            "flags": "-m m2", "headline": HEAD_M2}),
         (c / "official-2014.0.m2", {
             "name": f"{ref}, annotator 0's M2", "scorer": M2, "flags": "-m m2",
             "warning": one}),
@@ -54,7 +87,8 @@ def conll14(data: Path) -> list[dict[str, Any]]:
         (c / "errant" / "references.m2", {
             "name": f"{ref}, both references re-annotated by ERRANT (CLEME repository)",
             "scorer": "ERRANT F0.5 (errant_compare; CLEME's experiments)", "flags": "-m errant",
-            "note": "not the official M2: ERRANT's edit boundaries and types"}),
+            "note": "not the official M2: ERRANT's edit boundaries and types",
+            "headline": HEAD_ERRANT_CONLL}),
     ]
     for p in sorted((c / "submissions").iterdir()):
         if p.name != "INPUT":
@@ -83,7 +117,10 @@ def jfleg(data: Path) -> list[dict[str, Any]]:
                          "role": "references", "name": f"JFLEG {split}, reference {k} of 4",
                          "scorer": GLEU, "flags": flags,
                          "note": "give all four references together",
-                         "set": f"JFLEG {split} references", "set_size": 4})
+                         "set": f"JFLEG {split} references", "set_size": 4,
+                         "headline": {"test_set": f"JFLEG {split}", "metric": "gleu",
+                                      "fields": ["GLEU"], "scale": 100, "digits": 2,
+                                      "reference": refs, "differs": _GLEU_DIFFERS}})
     return rows
 
 
@@ -93,7 +130,7 @@ def mucgec(data: Path, mirror: Path | None) -> list[dict[str, Any]]:
     files = {
         "MuCGEC_dev.txt": {"name": "MuCGEC dev (1,137 sentences, 1-7 references each)",
                            "role": "references (parallel: id, source, targets)",
-                           "scorer": CHERRANT, "flags": "--lang zh"},
+                           "scorer": CHERRANT, "flags": "--lang zh", "headline": HEAD_CHERRANT},
         "MuCGEC_test.txt": {"name": "MuCGEC test (6,000 sources; references not public)",
                             "role": "source", "scorer": CHERRANT,
                             "note": "scored by the MuCGEC leaderboard"},
@@ -116,7 +153,9 @@ def mucgec(data: Path, mirror: Path | None) -> list[dict[str, Any]]:
         "nlpcc2018_official.ref.m2.char": {
             "name": "NLPCC-2018 test (2,000 sentences) references, ChERRANT char-level M2",
             "scorer": CHERRANT, "flags": "--lang zh",
-            "note": "the NLPCC-2018 shared task itself used the M2 scorer on PKUNLP words"},
+            "note": "the NLPCC-2018 shared task itself used the M2 scorer on PKUNLP words",
+            "headline": {**HEAD_CHERRANT, "test_set": "NLPCC-2018 test (ChERRANT)",
+                         "reference": "nlpcc2018_official.ref.m2.char"}},
         "nlpcc2018_official.ref.m2.word": {
             "name": "NLPCC-2018 test references, ChERRANT word-level M2",
             "scorer": "ChERRANT word-level F0.5", "flags": "--lang zh"},

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -93,6 +93,70 @@ class Match:
     exact: bool
 
 
+@dataclass(frozen=True)
+class Headline:
+    """How a test set's papers report their figure (a registry entry's ``headline``)."""
+
+    test_set: str
+    metric: str
+    fields: tuple[str, ...]
+    scale: float = 100.0
+    digits: int = 2
+    #: the reference file(s) the papers score against, by their usual names
+    reference: str = ""
+    #: the language the metric runs in (``zh`` for ChERRANT), ``""``: the default (English)
+    language: str = ""
+    #: metric -> why its number differs from the headline
+    differs: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def figure(self) -> str:
+        """The headline field (the last of :attr:`fields`: F0.5 after P and R), the metric's
+        main score, which the intervals and tests are of."""
+        return self.fields[-1]
+
+    def printed(self, value: float | None) -> str:
+        """``value`` as the papers print it (e.g. 0.35012 -> ``35.01``)."""
+        if value is None:
+            return "-"
+        return f"{value * self.scale:.{self.digits}f}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"test_set": self.test_set, "metric": self.metric, "fields": list(self.fields),
+                "scale": self.scale, "digits": self.digits, "reference": self.reference,
+                "language": self.language}
+
+
+def parse_headline(entry: KnownFile) -> Headline | None:
+    """The entry's ``headline`` (``None`` without one); a malformed one is a
+    :class:`ConfigError` naming the registry file and entry."""
+    raw = entry.extra.get("headline")
+    if raw is None:
+        return None
+    where = f"{entry.origin or 'registry'}: {entry.name}: headline"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected an object")
+    fields = raw.get("fields")
+    if not isinstance(raw.get("metric"), str) or not raw["metric"]:
+        raise ConfigError(f"{where}: \"metric\" must be a metric name")
+    if not isinstance(fields, list) or not fields or not all(isinstance(f, str) for f in fields):
+        raise ConfigError(f"{where}: \"fields\" must be a non-empty list of field names")
+    scale, digits = raw.get("scale", 100), raw.get("digits", 2)
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or scale <= 0:
+        raise ConfigError(f"{where}: \"scale\" must be a positive number")
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 8:
+        raise ConfigError(f"{where}: \"digits\" must be a whole number from 0 to 8")
+    differs = raw.get("differs", {})
+    if not isinstance(differs, dict) or not all(isinstance(v, str) for v in differs.values()):
+        raise ConfigError(f"{where}: \"differs\" must map metric names to sentences")
+    for key in ("test_set", "reference", "language"):
+        if key in raw and not isinstance(raw[key], str):
+            raise ConfigError(f"{where}: \"{key}\" must be a string")
+    return Headline(raw.get("test_set") or entry.name, raw["metric"], tuple(fields),
+                    float(scale), digits, raw.get("reference", ""), raw.get("language", ""),
+                    dict(differs))
+
+
 _FIELDS = ("name", "sha256", "normalised_sha256", "role", "file", "scorer", "flags", "note",
            "warning")
 
@@ -129,8 +193,10 @@ def parse_registry(data: Any, origin: str) -> list[KnownFile]:
         for key in ("sha256", "normalised_sha256"):
             if known.get(key):
                 known[key] = known[key].lower()
-        out.append(KnownFile(**known, origin=origin,
-                             extra={k: v for k, v in row.items() if k not in _FIELDS}))
+        entry = KnownFile(**known, origin=origin,
+                          extra={k: v for k, v in row.items() if k not in _FIELDS})
+        parse_headline(entry)  # a malformed headline is this file's error, not a later one's
+        out.append(entry)
     return out
 
 

@@ -69,7 +69,7 @@ def test_compare_tsv(errant_dir: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["compare", "--ref", ref, "--hyp", str(errant_dir / "AMU.m2"),
                  str(errant_dir / "POST.m2"), "--bootstrap", "100", "--format", "tsv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("system\tmetric\tfield\tvalue\tci_low\tci_high")
+    assert lines[0].startswith("system\tmetric\tfield\tvalue\tbootstrap_ci_low\tbootstrap_ci_high")
     main_rows = [ln.split("\t") for ln in lines[1:] if ln.split("\t")[6] == "1"]
     actual = [(r[0], r[7], r[8]) for r in main_rows]
     assert actual == [("AMU", "1", "1"), ("POST", "2", "2")]
@@ -152,5 +152,5 @@ def test_compare_as_a_markdown_table(capsys) -> None:
                  str(demo / "careful.txt"), str(demo / "cautious.txt"), "--bootstrap", "50",
                  "--format", "markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "| rank | cluster | system | F0.5 | 95% interval | vs | delta | p |" in lines
+    assert "| rank | cluster | system | F0.5 | 95% CI, bootstrap over sentences | vs | delta | p |" in lines
     assert any(ln.startswith("| 1 | 1 | careful | 0.9449 | [") for ln in lines)

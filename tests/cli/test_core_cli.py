@@ -23,7 +23,7 @@ def test_evaluate_json_multiple_systems(capsys, conll14: Path) -> None:
                str(e / "UFC.m2"), "--format", "json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["schema_version"] == "1.1" and out["systems"] == ["AMU", "UFC"]
+    assert out["schema_version"] == "1.2" and out["systems"] == ["AMU", "UFC"]
     rows = {r["system"]: r for r in out["scores"]}
     actual = [rows["AMU"]["fields"][k] for k in ("TP", "FP", "FN")]
     assert actual == [483, 795, 1934]
@@ -42,7 +42,7 @@ def test_evaluate_tsv_and_table_with_options(capsys, conll14: Path) -> None:
                  "--format", "tsv", "-o", "mode=ds", "-o", "duplicate_ref_edits=errant"]) == 0
     lines = capsys.readouterr().out.strip("\n").split("\n")
     # the long schema compare writes too (docs/reports.md): one row per system, metric, field
-    assert lines[0].split("\t") == ["system", "metric", "field", "value", "ci_low", "ci_high",
+    assert lines[0].split("\t") == ["system", "metric", "field", "value", "bootstrap_ci_low", "bootstrap_ci_high",
                                     "main", "rank", "cluster", "signature", "sentence"]
     rows = {r[2]: r for r in (ln.split("\t") for ln in lines[1:])}
     tp, fp, fn = (rows[k][3] for k in ("TP", "FP", "FN"))
@@ -375,11 +375,12 @@ def test_one_interval_per_row(capsys) -> None:
                  "--hyp", str(DEMO / "careful.txt"), "--bootstrap", "50"]) == 0
     out = capsys.readouterr().out
     header = next(ln for ln in out.splitlines() if ln.startswith("rank"))
-    assert header.split() == ["rank", "cluster", "system", "GLEU", "std"]
-    assert "its own interval (ci_low, ci_high" in out
+    assert header.split("  ") and [c.strip() for c in header.split("  ") if c.strip()] == [
+        "rank", "cluster", "system", "GLEU [95% CI, bootstrap over sentences]", "draws_std"]
+    assert "its own interval (draws_ci_low, draws_ci_high" in out
     assert main(["evaluate", "-m", "gleu", "-r", *refs, "--source", str(DEMO / "source.txt"),
                  "--hyp", str(DEMO / "careful.txt")]) == 0
-    assert "ci_low" in capsys.readouterr().out  # without resampling, compute_gleu's columns
+    assert "draws_ci_low" in capsys.readouterr().out  # without resampling, compute_gleu's columns
 
 
 def test_latex_and_markdown_tables(capsys) -> None:
@@ -392,7 +393,7 @@ def test_latex_and_markdown_tables(capsys) -> None:
     assert latex[-1].startswith("% signature: m:m2|")
     assert main([*argv, "--format", "markdown", "--bootstrap", "20"]) == 0
     md = capsys.readouterr().out.splitlines()
-    assert "| rank | cluster | system | F0.5 | TP | FP | FN | P | R |" in md
+    assert "| rank | cluster | system | F0.5 [95% CI, bootstrap over sentences] | TP | FP | FN | P | R |" in md
     row = next(ln for ln in md if "| careful |" in ln)
     assert row.startswith("| 1 | 1 | careful | 0.9449 [") and row.endswith("| 24 | 0 | 7 | 1.0000 | 0.7742 |")
 

@@ -67,8 +67,16 @@ def test_table_json_and_clusters(seeda: Any, shared_data: Path, tmp_path: Path) 
                                                  "rank": 1}]
     assert data["settings"]["sentence_test"] == "sign"
     text = out.read_text()
-    assert ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] | acc_eq [95% CI] "
+    assert ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA ★ [95% CI] | acc_eq ★ [95% CI] "
             "| Sent. cluster | τ_eq | acc |") in text
+    # under every WMT-grade table: which columns WMT reports, and tau against tau_eq
+    lines = text.splitlines()
+    tables = [i for i, ln in enumerate(lines) if ln.startswith(("| Cluster |", "| Sent. cluster |"))]
+    assert tables
+    for i in tables:
+        end = next(j for j in range(i, len(lines)) if not lines[j].startswith("|"))
+        assert lines[end] == "" and lines[end + 1].startswith("★ what WMT reports now"), i
+        assert "τ vs τ_eq" in lines[end + 1]
     line = next(ln for ln in text.splitlines() if ln.startswith("| 1 | Sentcharlen |"))
     assert f"{want.acc_eq:.3f} [{want.acc_interval.low:.3f}, {want.acc_interval.high:.3f}]" \
         in line

@@ -23,10 +23,10 @@ from gecscope.gate import check_hypothesis
 from gecscope.metrics.gleu import GLEUMetric
 
 EXPECTED = {
-    ("dev", "py2"): {"GLEU": 0.382146, "std": 0.009891, "ci_low": 0.362761, "ci_high": 0.401532},
-    ("dev", "py3"): {"GLEU": 0.381965, "std": 0.009597, "ci_low": 0.363156, "ci_high": 0.400774},
-    ("test", "py2"): {"GLEU": 0.40543, "std": 0.007643, "ci_low": 0.390451, "ci_high": 0.420409},
-    ("test", "py3"): {"GLEU": 0.40474, "std": 0.007721, "ci_low": 0.389608, "ci_high": 0.419872},
+    ("dev", "py2"): {"GLEU": 0.382146, "draws_std": 0.009891, "draws_ci_low": 0.362761, "draws_ci_high": 0.401532},
+    ("dev", "py3"): {"GLEU": 0.381965, "draws_std": 0.009597, "draws_ci_low": 0.363156, "draws_ci_high": 0.400774},
+    ("test", "py2"): {"GLEU": 0.40543, "draws_std": 0.007643, "draws_ci_low": 0.390451, "draws_ci_high": 0.420409},
+    ("test", "py3"): {"GLEU": 0.40474, "draws_std": 0.007721, "draws_ci_low": 0.389608, "draws_ci_high": 0.419872},
 }
 # (mean, std) printed by the tools for the spell-checked sources, and their printed intervals
 SPELLCHECKED = {
@@ -63,7 +63,7 @@ def test_jfleg_unchanged_source(official_stats: dict[str, list], split: str, dra
     score = GLEUMetric(draw=draw).aggregate(official_stats[split])
     assert round(score.value * 100, 2) == PUBLISHED[(split, draw)]
     assert score.fields == pytest.approx(EXPECTED[(split, draw)], abs=1e-6)
-    interval = (round(score.fields["ci_low"], 3), round(score.fields["ci_high"], 3))
+    interval = (round(score.fields["draws_ci_low"], 3), round(score.fields["draws_ci_high"], 3))
     assert interval == PRINTED_CI[(split, draw)]
 
 
@@ -74,9 +74,9 @@ def test_jfleg_spellchecked_source(shared_data: Path, split: str, draw: str) -> 
     hyp = Hypothesis.from_file(d / f"{split}.spellchecked.src", expected=len(data))
     fields = GLEUMetric(draw=draw).evaluate(data, hyp).score.fields
     mean, std, ci = SPELLCHECKED[(split, draw)]
-    printed = (round(fields["GLEU"], 6), round(fields["std"], 6))
+    printed = (round(fields["GLEU"], 6), round(fields["draws_std"], 6))
     assert printed == (mean, std)
-    interval = (round(fields["ci_low"], 3), round(fields["ci_high"], 3))
+    interval = (round(fields["draws_ci_low"], 3), round(fields["draws_ci_high"], 3))
     assert interval == ci
 
 
@@ -91,5 +91,5 @@ def test_jfleg_sentence_scores_and_corrected_variant(shared_data: Path) -> None:
     # n-gram the references changed: corpus 4-gram numerators turn negative for two of the
     # four references, so most draws score 0
     assert corrected.score.fields == pytest.approx(
-        {"GLEU": 0.008098, "std": 0.032376, "ci_low": -0.055359, "ci_high": 0.071554}, abs=1e-6)
+        {"GLEU": 0.008098, "draws_std": 0.032376, "draws_ci_low": -0.055359, "draws_ci_high": 0.071554}, abs=1e-6)
     assert corrected.sentence_scores[:3] == pytest.approx([0.087145, 0.0, 0.538781], abs=1e-6)

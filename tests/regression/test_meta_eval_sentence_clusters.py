@@ -304,7 +304,7 @@ def test_table_carries_sentence_clusters(seeda: dict[str, Any]) -> None:
     assert spa["spa_interval"] == row.spa["seeda"]["sent"].interval.as_list()  # type: ignore[union-attr]
     lines = render_wmt_sections(result)
     assert lines[0].startswith("## ") and lines[1] == "" and lines[3] == ""
-    header = ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] | acc_eq [95% CI] "
+    header = ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA ★ [95% CI] | acc_eq ★ [95% CI] "
               "| Sent. cluster | τ_eq | acc |")
     assert header in lines
     start = lines.index("### Sentence level on SEEDA (SEEDA-E, edit-level rankings), ranked by "

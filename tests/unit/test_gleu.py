@@ -81,15 +81,15 @@ def test_iterations_sum_the_drawn_references() -> None:
     assert metric.iteration_scores(stats) == pytest.approx(expected)
     score = metric.aggregate(stats)
     mean, std, lo, hi = mean_std_ci(expected)
-    assert score.fields == pytest.approx({"GLEU": mean, "std": std, "ci_low": lo, "ci_high": hi})
+    assert score.fields == pytest.approx({"GLEU": mean, "draws_std": std, "draws_ci_low": lo, "draws_ci_high": hi})
 
 
 def test_single_reference_is_one_iteration() -> None:
     stats = [GLEUSentenceStats(((4, 4, 4, 4, 3, 3, 2, 2, 1, 1),))]
     score = GLEUMetric().aggregate(stats)
     assert score.details["iterations"] == 1
-    assert score.fields == pytest.approx({"GLEU": 1.0, "std": 0.0, "ci_low": 1.0,
-                                          "ci_high": 1.0})
+    assert score.fields == pytest.approx({"GLEU": 1.0, "draws_std": 0.0, "draws_ci_low": 1.0,
+                                          "draws_ci_high": 1.0})
 
 
 def test_mean_std_ci_matches_the_normal_interval() -> None:

@@ -271,7 +271,7 @@ def test_gleu_fast_path_matches_aggregate_on_jfleg(shared_data: Path, draw: str)
     assert Scorer(metric, a).fast  # vectorised, not aggregate() per resample
     fast = bootstrap_samples(metric, a, indices=idx, fields=True)
     slow = bootstrap_samples(metric, a, indices=idx, fields=True, fast=False)
-    assert set(fast) == {"value", "GLEU", "std", "ci_low", "ci_high"}
+    assert set(fast) == {"value", "GLEU", "draws_std", "draws_ci_low", "draws_ci_high"}
     assert {k: v.tolist() for k, v in fast.items()} == {k: v.tolist() for k, v in slow.items()}
     # paired tests stack the two systems' statistics: same results either way
     fast_ar = approximate_randomisation(metric, a, b, n_samples=4, seed=2)

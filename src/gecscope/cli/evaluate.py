@@ -16,10 +16,12 @@ from gecscope.cli._inputs import (
     load_inputs,
     write_reports,
 )
+from gecscope.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import SystemResult
     from gecscope.reports.attribution import AttributionRequest
+    from gecscope.reports.model import Report
 
 
 def add_parser(sub: Any) -> None:
@@ -48,6 +50,16 @@ def add_parser(sub: Any) -> None:
                      help="include per-sentence scores (json/tsv) where the metric defines them")
     out.add_argument("--all-fields", action="store_true",
                      help="table: show every column of metrics that display a summary")
+    out.add_argument("--paper", action="store_true",
+                     help="print the test set's standard table to paste into a paper: its "
+                          "reported metric (the default -m for a known test set) as its papers "
+                          "print it, a 95%% bootstrap interval over sentences and a paired "
+                          "bootstrap test against --baseline, as Markdown and LaTeX (--format "
+                          "markdown or latex: one; json: the table as data); --bootstrap "
+                          "defaults to 1000")
+    out.add_argument("--baseline", metavar="SYSTEM",
+                     help="--paper: the system every other is tested against (default: the "
+                          "first --hyp)")
     add_report_arguments(groups.report)
     add_attribution_arguments(groups.report)
     p.set_defaults(func=run)
@@ -134,6 +146,11 @@ def run(args: argparse.Namespace) -> int:
     the signatures only) and print it in the asked format."""
     from gecscope.reports.model import build_report, metric_details
 
+    paper = getattr(args, "paper", False)  # demo's namespace has no --paper
+    if paper:
+        prepare_paper(args)
+    elif getattr(args, "baseline", None) is not None:
+        raise ConfigError("--baseline goes with --paper")
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
     from gecscope.cli.check import print_summary
@@ -170,6 +187,9 @@ def run(args: argparse.Namespace) -> int:
         for note in report.inputs.get("warnings", []):
             print(f"gecscope: note: {note}", file=sys.stderr)
     out = sys.stdout
+    if paper:
+        out.write(paper_text(args, report))
+        return 0
     if fmt == "json":
         from gecscope.reports.json import dumps_report
 
@@ -198,3 +218,51 @@ def run(args: argparse.Namespace) -> int:
                                 colour=style == "plain" and colour_enabled(out), cat=args.cat,
                                 sentences=args.sentences, all_fields=args.all_fields))
     return 0
+
+
+def prepare_paper(args: argparse.Namespace) -> None:
+    """``--paper``'s defaults: the known test set's reported metric when no ``-m`` is given
+    (refused for references that are not a known test set), 1,000 bootstrap resamples."""
+    from gecscope.reports.headline import headline_for
+
+    if args.format == "tsv":
+        raise ConfigError("--paper prints Markdown, LaTeX (the default: both) or json, not tsv")
+    if not args.metric:
+        head = headline_for(args.ref or ())
+        if head is None:
+            raise ConfigError("--paper: these references are not a known test set (gecscope "
+                              "check --hash FILE makes a registry entry), so there is no "
+                              "standard figure: name the metric with -m")
+        args.metric = [head.metric]
+    if not args.bootstrap:
+        args.bootstrap = 1000
+
+
+def paper_text(args: argparse.Namespace, report: Report) -> str:
+    """The ``--paper`` output of ``report``: the reported figure's table when this run made
+    it, else the first metric's scores with a warning that they are not that figure."""
+    import json
+
+    from gecscope.reports.paper import format_paper, generic_headline, paper_json, paper_output
+
+    rep = report.reported
+    if rep is not None and rep.marked is not None:
+        head = rep.headline
+    else:
+        for note in rep.notes if rep is not None else ():
+            print(f"gecscope: warning: --paper: {note}", file=sys.stderr)
+        head = generic_headline(report, report.metrics[0].name)
+        if rep is None:
+            print("gecscope: note: --paper: the references are not a known test set; the "
+                  f"table shows {head.metric} {'/'.join(head.fields)} x100", file=sys.stderr)
+    baseline = args.baseline
+    if baseline is None:
+        baseline = report.systems[0]
+        if len(report.systems) > 1 and not args.quiet:
+            print(f"gecscope: note: --paper: the baseline is {baseline} (the first --hyp; "
+                  "--baseline NAME for another)", file=sys.stderr)
+    if args.format == "json":
+        return json.dumps(paper_json(report, head, baseline), indent=2, ensure_ascii=False) + "\n"
+    if args.format in ("markdown", "latex"):
+        return format_paper(report, head, baseline, args.format)
+    return paper_output(report, head, baseline)

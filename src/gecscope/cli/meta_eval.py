@@ -334,8 +334,8 @@ def run_sentence(args: argparse.Namespace) -> int:
     print(f"{bench.name}: {metric.name} sentence level, {len(systems)} systems")
     print("tie-calibrated (Deutsch et al. 2023; the metric-tie threshold epsilon is searched; "
           "95% bootstrap interval over ranking items):")
-    print(render_table(["judgments", "acc_eq", "acc_eq 95% CI", "epsilon", "tau_eq", "epsilon",
-                        "items", "pairs"],
+    print(render_table(["judgments", "acc_eq ★", "acc_eq 95% CI", "epsilon", "tau_eq",
+                        "epsilon", "items", "pairs"],
                        [[k, c.acc_eq, f"[{c.acc_interval.low:.4f}, {c.acc_interval.high:.4f}]",
                          c.acc_epsilon, c.tau_eq, c.tau_epsilon, c.items, c.pairs]
                         for k, c in calibrated.items()], 6))
@@ -345,6 +345,10 @@ def run_sentence(args: argparse.Namespace) -> int:
                         "metric ties"],
                        [[k, a.accuracy, a.kendall, a.pairs, a.agree, a.disagree, a.ties]
                         for k, a in agreement.items()], 6))
+    from gecscope.meta_eval.runner import reported_legend
+
+    print()
+    print(reported_legend(args.ties))
     return 0
 
 

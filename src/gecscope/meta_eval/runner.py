@@ -466,6 +466,22 @@ def _sentence_cluster_group(outcomes: Mapping[str, PairOutcomes]
                    f"group with the most pairs ({pairs}) is clustered")}
 
 
+#: the statistics WMT's metrics task reports now, marked ★ in the tables
+WMT_REPORTED = ("SPA", "acc_eq")
+
+
+def reported_legend(ties: str = "disagree") -> str:
+    """The line under each WMT-grade table: which columns are the ones to report, and why
+    τ and τ_eq can disagree (``ties``: how the uncalibrated statistics count a metric tie)."""
+    tie = "a disagreement" if ties == "disagree" else "a loss for the first system"
+    return ("★ what WMT reports now (metrics task 2024): SPA to rank metrics on systems, "
+            "acc_eq on sentences; γ and ρ for comparison with earlier GEC papers. τ vs τ_eq: "
+            f"the uncalibrated acc and τ leave human ties out and count a metric tie as {tie}, "
+            "so a metric that often ties sentences scores low, even below 0; acc_eq and τ_eq count a pair "
+            "both sides tie as agreement, with the metric's tie threshold ε searched (Deutsch "
+            "et al. 2023): compare those.")
+
+
 def render_wmt_sections(result: TableResult) -> list[str]:
     """Markdown: one table per benchmark and human ranking, rows in significance-cluster order,
     then one table per benchmark and judgment file of the ``SentX`` rows in acc_eq cluster
@@ -501,8 +517,8 @@ def render_wmt_sections(result: TableResult) -> list[str]:
             order = list(ranking.labels) if ranking else list(by_label)
             lines += [(f"### Ranked on {BENCH_TITLES.get(bench, bench)} "
                        f"({RANKING_TITLES.get(key, key)})"), "",
-                      ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA [95% CI] "
-                       "| acc_eq [95% CI] | Sent. cluster | τ_eq | acc |"),
+                      ("| Cluster | Metric | γ [95% CI] | ρ [95% CI] | SPA ★ [95% CI] "
+                       "| acc_eq ★ [95% CI] | Sent. cluster | τ_eq | acc |"),
                       "|---|---|---|---|---|---|---|---|---|"]
             for label in order:
                 row = by_label[label]
@@ -520,13 +536,13 @@ def render_wmt_sections(result: TableResult) -> list[str]:
                          _fmt(cal.tau_eq) if cal else "–",
                          _fmt(agree.accuracy) if agree else "–"]
                 lines.append("| " + " | ".join(cells) + " |")
-            lines.append("")
+            lines += ["", reported_legend(result.ties), ""]
         for level, sent_ranking in sentence.items():
             rows = {row.label: row for row in result.rows if row.kind == "sentence"}
             lines += [(f"### Sentence level on {BENCH_TITLES.get(bench, bench)} "
                        f"({LEVEL_TITLES.get(level, level)}), ranked by acc_eq"), "",
-                      ("| Sent. cluster | Metric | acc_eq [95% CI] | ε | τ_eq [95% CI] "
-                       "| SPA [95% CI] |"),
+                      ("| Sent. cluster | Metric | acc_eq ★ [95% CI] | ε | τ_eq [95% CI] "
+                       "| SPA ★ [95% CI] |"),
                       "|---|---|---|---|---|---|"]
             for label, rank in zip(sent_ranking.labels, sent_ranking.ranks, strict=True):
                 cal = rows[label].calibrated[bench][level]
@@ -535,7 +551,7 @@ def render_wmt_sections(result: TableResult) -> list[str]:
                     str(rank), label, _ci(cal.acc_eq, cal.acc_interval),
                     f"{cal.acc_epsilon:.4g}", _ci(cal.tau_eq, cal.tau_interval),
                     _ci(spa.spa, spa.interval) if spa else "–"]) + " |")
-            lines.append("")
+            lines += ["", reported_legend(result.ties), ""]
             left_out = s.get("sentence_clusters_excluded", {})
             if isinstance(left_out, dict) and f"{bench}/{level}" in left_out:
                 note = left_out[f"{bench}/{level}"]

@@ -237,7 +237,8 @@ class GLEUMetric(Metric[GLEUSentenceStats]):
         mean, std, lo, hi = mean_std_ci(scores)
         details: dict[str, Any] = {"iterations": len(scores), "variant": self.config.variant,
                                    "draw": self.config.draw}
-        return Score(self.name, mean, {"GLEU": mean, "std": std, "ci_low": lo, "ci_high": hi},
+        return Score(self.name, mean, {"GLEU": mean, "draws_std": std, "draws_ci_low": lo,
+                                   "draws_ci_high": hi},
                      main="GLEU", details=details)
 
     def resampling(self) -> Any:
@@ -323,7 +324,8 @@ class GLEURows:
                                       for k in range(n_refs)]
             masks = masks_by_length[n]
             width = table.shape[2]
-            fields: dict[str, list[float]] = {"GLEU": [], "std": [], "ci_low": [], "ci_high": []}
+            fields: dict[str, list[float]] = {"GLEU": [], "draws_std": [], "draws_ci_low": [],
+                                                 "draws_ci_high": []}
             step = max(1, 4_000_000 // max(1, n * width))
             for lo in range(0, rows.shape[0], step):
                 block = rows[lo:lo + step]
@@ -339,9 +341,9 @@ class GLEURows:
                 for row in values:
                     mean, std, lo_ci, hi_ci = mean_std_ci(row.tolist())
                     fields["GLEU"].append(mean)
-                    fields["std"].append(std)
-                    fields["ci_low"].append(lo_ci)
-                    fields["ci_high"].append(hi_ci)
+                    fields["draws_std"].append(std)
+                    fields["draws_ci_low"].append(lo_ci)
+                    fields["draws_ci_high"].append(hi_ci)
             return {k: np.asarray(v) for k, v in fields.items()}
 
         return score

@@ -22,6 +22,7 @@ from gecscope import __version__
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError, GecscopeError
 from gecscope.reports.attribution import AttributionRequest, AttributionTable
+from gecscope.reports.headline import Reported, find_reported
 from gecscope.reports.outcomes import OUTCOMES, EditOutcome, best_reference, count
 from gecscope.reports.schemes import TypeView, type_view
 from gecscope.stats.prf import prf
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric, SentenceDetail, SystemResult
     from gecscope.types import Corpus
 
-SCHEMA_VERSION = "1.1"  # 1.1: attributions
+SCHEMA_VERSION = "1.2"  # 1.1: attributions; 1.2: reported, what intervals are over
 SCHEMA_ID = "https://gecscope.invalid/schema/report-v1.json"
 OUTCOME_TABLE = "edit-outcomes"
 
@@ -171,6 +172,9 @@ class Report:
     #: metric -> its edit attributions (per sentence and summed by type), for the metrics an
     #: :class:`~gecscope.reports.attribution.AttributionRequest` asked for.
     attributions: dict[str, AttributionTable] = field(default_factory=dict)
+    #: which figure the references' test set reports (:func:`~gecscope.reports.headline.
+    #: find_reported`), ``None`` when the references are not a known test set
+    reported: Reported | None = None
 
     def score(self, system: str, metric: str) -> ScoreEntry | None:
         for s in self.scores:
@@ -523,7 +527,8 @@ def build_report(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[S
     return Report(systems, infos, entries, per_type, sents, comparisons, resampling, inputs,
                   pairwise=pairwise,
                   details=metric_details(results, metrics) if details else {},
-                  attributions=attributions)
+                  attributions=attributions,
+                  reported=find_reported(data, [metric_objs[n] for n in by_metric]))
 
 
 def _plain_options(m: Metric) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gecscope.reports.model import MetricInfo, Report, ScoreEntry
-from gecscope.reports.text import format_report, render_table
+from gecscope.reports.text import format_report, render_table, reported_mark, reported_notes
 from gecscope.stats.prf import prf
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,6 +39,9 @@ def format_evaluation(report: Report, *, style: str = "plain", colour: bool = Fa
     for m in report.metrics:
         blocks.append(score_table(report, m, all_fields=all_fields))
         blocks.extend(metric_additions(report, m, style, cat=cat, sentences=sentences))
+    notes = reported_notes(report).rstrip("\n")
+    if notes:
+        blocks.append(notes)
     return "\n\n".join(blocks) + "\n"
 
 
@@ -54,7 +57,7 @@ def score_table(report: Report, m: MetricInfo, *, all_fields: bool = False) -> s
     shown = list(fields) if all_fields else list(m.display or fields)
     rows = [[s.system, *(s.fields[k] for k in shown)] for s in entries]
     title = m.title or m.description or m.name
-    return (f"== {m.name}: {title} ==\n" + render_table(["system", *shown], rows)
+    return (f"== {m.name}: {title} =={reported_mark(report, m.name)}\n" + render_table(["system", *shown], rows)
             + f"\nsignature: {m.signature}" + "".join(f"\nnote: {n}" for n in m.notes))
 
 

@@ -129,9 +129,10 @@ def _score_cell(s: ScoreEntry | None, digits: int) -> str:
 
 
 def _metric_block(m: Any, header: Sequence[Any], rows: Sequence[Sequence[Any]],
-                  left: Sequence[int], colour: bool, style: str) -> str:
-    """A metric's title, table and signature in the output ``style``."""
-    title = m.name + (f" ({m.description})" if m.description else "")
+                  left: Sequence[int], colour: bool, style: str, mark: str = "") -> str:
+    """A metric's title (with ``mark``: :func:`reported_mark`), table and signature in the
+    output ``style``."""
+    title = m.name + (f" ({m.description})" if m.description else "") + mark
     sig = f"signature: {m.signature}"
     gap = "\n"
     if style == "markdown":
@@ -153,7 +154,35 @@ def _note(note: str, colour: bool, style: str) -> str:
     return DIM + note + RESET if colour and style == "plain" else note
 
 
-OWN_INTERVAL = ("ci_low", "ci_high")
+OWN_INTERVAL = ("draws_ci_low", "draws_ci_high")
+
+
+def interval_label(report: Report) -> str:
+    """The column name of a bootstrap interval: its confidence and what it is over."""
+    r = report.resampling or {}
+    return f"{round(float(r.get('confidence', 0.95)) * 100):g}% CI, bootstrap over sentences"
+
+
+def reported_mark(report: Report, metric: str) -> str:
+    """`` <- report this (TEST SET)`` after the title of the metric whose figure the
+    references' test set reports (:attr:`Report.reported`), else ``""``."""
+    rep = report.reported
+    if rep is None or rep.marked != metric:
+        return ""
+    return f"  <- report this ({rep.headline.test_set}: {rep.headline.figure})"
+
+
+def reported_notes(report: Report, style: str = "plain") -> str:
+    """The lines that say which figure to report and why the others differ (empty when the
+    references are not a known test set), each as a note in ``style``."""
+    rep = report.reported
+    if rep is None or not rep.notes:
+        return ""
+    if style == "latex":
+        return "\n".join("% " + n for n in rep.notes) + "\n"
+    if style == "markdown":
+        return "\n".join(f"*{n}*  " for n in rep.notes) + "\n"
+    return "\n".join(f"note: {n}" for n in rep.notes) + "\n"
 
 
 def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
@@ -184,7 +213,8 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
             # reference draws) stays in the JSON output
             names = [k for k in names if k not in OWN_INTERVAL]
             hidden.append(m.name)
-        header = (["rank", "cluster"] if ranked else []) + ["system", m.main] + names
+        main = f"{m.main} [{interval_label(report)}]" if report.resampling else m.main
+        header = (["rank", "cluster"] if ranked else []) + ["system", main] + names
         field_cells = format_cells([[s.fields.get(k) for k in names] for s in entries], digits)
         rows = []
         for s, cells in zip(entries, field_cells, strict=True):
@@ -194,16 +224,20 @@ def format_report(report: Report, *, colour: bool = False, quiet: bool = False,
             row = ([fmt(s.rank), fmt(s.cluster)] if ranked else []) + [s.system, first]
             rows.append(row + cells)
         left = (2,) if ranked else (0,)
-        blocks.append(_metric_block(m, header, rows, left, colour, style))
+        blocks.append(_metric_block(m, header, rows, left, colour, style,
+                                    reported_mark(report, m.name)))
     if report.resampling:
         r = report.resampling
         note = (f"{int(r['confidence'] * 100)}% intervals from {r['n_samples']} bootstrap "
-                f"resamples (seed {r['seed']}); clusters: not significantly different from the "
-                f"cluster's best system ({r['test']}, p >= {r['alpha']})")
+                f"resamples of the sentences (seed {r['seed']}); clusters: not significantly "
+                f"different from the cluster's best system ({r['test']}, p >= {r['alpha']})")
         if hidden:
-            note += (f"; {', '.join(hidden)}: its own interval (ci_low, ci_high: over reference "
-                     "draws, not resamples) is in the JSON output")
+            note += (f"; {', '.join(hidden)}: its own interval (draws_ci_low, draws_ci_high: "
+                     "over reference draws, not resamples) is in the JSON output")
         blocks.append(_note(note, colour, style))
+    notes = reported_notes(report, style).rstrip("\n")
+    if notes:
+        blocks.append(notes)
     return "\n\n".join(blocks) + "\n"
 
 
@@ -221,7 +255,8 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
         entries = sorted((s for s in report.scores if s.metric == m.name),
                          key=lambda s: s.rank or 0)
         comps = {c["system_b"]: c for c in report.comparisons if c["metric"] == m.name}
-        header = ["rank", "cluster", "system", m.main, "95% interval", "vs", "delta", "p"]
+        header = ["rank", "cluster", "system", m.main, interval_label(report), "vs", "delta",
+                  "p"]
         rows = []
         for s in entries:
             c = comps.get(s.system)
@@ -234,7 +269,8 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                          c["system_a"] if c else "-",
                          f"{-c['delta']:+.{digits}f}" if c else "-",
                          f"{c['p_value']:.4f}" if c else "-"])
-        blocks.append(_metric_block(m, header, rows, (2, 5), colour, style))
+        blocks.append(_metric_block(m, header, rows, (2, 5), colour, style,
+                                    reported_mark(report, m.name)))
     if report.resampling:
         r = report.resampling
         test = "paired bootstrap" if r["test"] == "bootstrap" else "approximate randomisation"
@@ -243,4 +279,7 @@ def format_ranking(report: Report, *, colour: bool = False, quiet: bool = False,
                 f"p < {r['alpha']}); 'vs' is the best system of the cluster it was tested "
                 f"against.")
         blocks.append(_note(note, colour, style))
+    notes = reported_notes(report, style).rstrip("\n")
+    if notes:
+        blocks.append(notes)
     return "\n\n".join(blocks) + "\n"

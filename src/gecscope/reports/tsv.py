@@ -1,7 +1,9 @@
 """TSV output of a report, the one schema of ``evaluate --format tsv`` and ``compare --format
 tsv``: long (tidy) format, one row per system, metric and score field.
 
-Columns: ``system metric field value ci_low ci_high main rank cluster signature sentence``.
+Columns: ``system metric field value bootstrap_ci_low bootstrap_ci_high main rank cluster
+signature sentence`` (the interval: percentile bootstrap over the sentences; a metric's own
+interval is a field of its own, named for what it is over, e.g. GLEU's ``draws_ci_low``).
 ``main`` is ``1`` on the headline field's row. ``sentence`` is empty on corpus rows; with
 per-sentence scores (``evaluate --sentences``) each system and metric gets one more row per
 sentence after the corpus rows: ``field`` the headline field's name, ``main`` 1, ``sentence``
@@ -16,8 +18,8 @@ from typing import Any
 
 from gecscope.reports.model import Report, clean
 
-HEADER = ("system", "metric", "field", "value", "ci_low", "ci_high", "main", "rank", "cluster",
-          "signature", "sentence")
+HEADER = ("system", "metric", "field", "value", "bootstrap_ci_low", "bootstrap_ci_high", "main",
+          "rank", "cluster", "signature", "sentence")
 
 
 def _cell(v: Any) -> str:

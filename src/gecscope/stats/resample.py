@@ -342,11 +342,16 @@ class Interval:
     confidence: float = DEFAULT_CONFIDENCE
     n_samples: int = DEFAULT_SAMPLES
     seed: int | None = DEFAULT_SEED
+    #: what is resampled: the corpus's sentences, with replacement (a metric's own interval,
+    #: like GLEU's ``draws_ci_low``/``draws_ci_high``, is over its reference draws instead)
+    over: str = "sentences"
+    method: str = "percentile bootstrap"
 
     def as_dict(self) -> dict[str, Any]:
         return {"value": self.value, "low": self.low, "high": self.high, "mean": self.mean,
                 "stdev": self.stdev, "confidence": self.confidence,
-                "n_samples": self.n_samples, "seed": self.seed}
+                "n_samples": self.n_samples, "seed": self.seed, "over": self.over,
+                "method": self.method}
 
 
 def percentile_interval(samples: np.ndarray, confidence: float = DEFAULT_CONFIDENCE
