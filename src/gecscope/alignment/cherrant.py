@@ -17,7 +17,9 @@ written as alternatives ``T<k>-A<j>`` in its M2; the scorer reads all of them as
 sources are not), as the tool does.
 
 The resource files (``cilin.txt``, GBK; ``confusion_dict.txt``) are ChERRANT's ``data/``
-folder; they are not shipped with gecscope: pass the folder, or set ``GECSCOPE_CHERRANT_DATA``.
+folder; they are not shipped or downloaded by gecscope: pass the folder, or set
+``GECSCOPE_CHERRANT_DATA``. Without them extraction stops with :class:`MissingResourceError`
+(exit 69) naming the files and where to get them.
 ``char_meta.txt`` (shape and pronunciation codes) is loaded by ChERRANT but used only for its
 word-level spelling type, so char level does not need it. Output checked equal to the tool's
 (MuCGEC 3922193) on its demo and on MuCGEC dev (``tests/regression/test_cherrant_extract.py``).
@@ -26,6 +28,7 @@ word-level spelling type, so char level does not need it. Output checked equal t
 from __future__ import annotations
 
 import os
+import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -78,40 +81,101 @@ class Resources:
     folder: str
 
 
+#: ChERRANT's resource files char-level extraction reads (``char_meta.txt`` is not needed)
+RESOURCE_FILES = ("cilin.txt", "confusion_dict.txt")
+#: where to get them (gecscope neither ships nor downloads them)
+RESOURCE_SOURCE = ("the data/ folder of scorers/ChERRANT in the MuCGEC repository, "
+                   "https://github.com/HillZhang1999/MuCGEC (Apache-2.0)")
+#: a Cilin line: an 8-character class code (e.g. ``Aa01A01=``) and its words
+_CILIN_LINE = re.compile(r"[A-Za-z][a-z]\d\d[A-Z]\d\d[=#@] \S")
+
+
+class MissingResourceError(ConfigError):
+    """ChERRANT's resource files are not there: exit 69 (a missing optional resource, like a
+    missing optional package), not 64; still a :class:`ConfigError` for callers that catch
+    that. The message names the missing files, where to get them and how to point at them."""
+
+    exit_code = 69
+
+
+def _how_to_point() -> str:
+    return (f"give the folder with --zh-data DIR (Python: zh_data=DIR) or set {DATA_ENV}=DIR; "
+            "char-level M2 inputs need no resources")
+
+
 def resource_folder(folder: str | os.PathLike[str] | None = None) -> Path:
-    """The folder with ChERRANT's ``cilin.txt`` and ``confusion_dict.txt``."""
-    where = folder if folder is not None else os.environ.get(DATA_ENV)
-    if not where:
-        raise ConfigError(
-            "Chinese edit extraction needs ChERRANT's resource files (cilin.txt, "
-            "confusion_dict.txt: the data/ folder of scorers/ChERRANT in HillZhang1999/MuCGEC); "
-            f"give the folder (--zh-data DIR, or zh_data=DIR) or set {DATA_ENV}")
+    """The folder with ChERRANT's ``cilin.txt`` and ``confusion_dict.txt``: ``folder``, else
+    ``$GECSCOPE_CHERRANT_DATA``. No folder given, or one without the files, is a
+    :class:`MissingResourceError` (exit 69); a folder given that does not exist or is not a
+    directory, or an empty ``folder``, is a bad value (:class:`ConfigError`, exit 64)."""
+    files = " and ".join(RESOURCE_FILES)
+    if folder is not None:
+        where, named = os.fspath(folder), "--zh-data"
+        if not where.strip():
+            raise ConfigError("--zh-data (zh_data) is empty: give ChERRANT's data/ folder "
+                              f"({files})")
+    else:
+        where, named = os.environ.get(DATA_ENV, ""), DATA_ENV
+        if not where.strip():
+            raise MissingResourceError(
+                f"Chinese edit extraction (--lang zh on raw text) needs ChERRANT's resource "
+                f"files {files}, which gecscope does not ship or download: get them from "
+                f"{RESOURCE_SOURCE}; then {_how_to_point()}")
     p = Path(where)
-    for name in ("cilin.txt", "confusion_dict.txt"):
-        if not (p / name).is_file():
-            raise ConfigError(f"{p}: no {name} here; expected ChERRANT's data/ folder "
-                              "(cilin.txt, confusion_dict.txt)")
+    if not p.exists():
+        raise ConfigError(f"{named} {where}: no such folder (expected ChERRANT's data/ "
+                          f"folder with {files})")
+    if not p.is_dir():
+        raise ConfigError(f"{named} {where}: not a folder (expected ChERRANT's data/ folder "
+                          f"with {files}, not one of its files)")
+    missing = [name for name in RESOURCE_FILES if not (p / name).is_file()]
+    if missing:
+        raise MissingResourceError(
+            f"{p}: no {' or '.join(missing)} here; Chinese edit extraction needs ChERRANT's "
+            f"resource files {files}: get them from {RESOURCE_SOURCE}; then {_how_to_point()}")
     return p
+
+
+def _bad_resource(path: Path, line: int, expected: str) -> FormatError:
+    return FormatError(f"expected {expected}; is this ChERRANT's file "
+                       f"(from {RESOURCE_SOURCE})?", path, line)
 
 
 @lru_cache(maxsize=4)
 def _load_resources(folder: str) -> Resources:
     p = Path(folder)
+    cilin, conf = p / "cilin.txt", p / "confusion_dict.txt"
     try:
-        text = (p / "cilin.txt").read_text(encoding="gbk")
+        text = cilin.read_text(encoding="gbk")
     except UnicodeDecodeError as exc:
         raise FormatError(f"not GBK text (ChERRANT's Cilin file is GBK-encoded): {exc}",
-                          p / "cilin.txt") from None
+                          cilin) from None
+    if not text.strip():
+        raise FormatError(f"empty; expected ChERRANT's Cilin thesaurus (from {RESOURCE_SOURCE})",
+                          cilin)
     semantic: dict[str, str] = {}
-    for line in text.strip().split("\n"):
+    for i, line in enumerate(text.strip().split("\n"), 1):
+        if not _CILIN_LINE.match(line):
+            raise _bad_resource(cilin, i, "a Cilin class code and its words "
+                                          "('Aa01A01= word word ...')")
         code, *words = line.split(" ")
         for w in words:
             semantic[w] = code
     confusion: dict[str, frozenset[str]] = {}
-    with open(p / "confusion_dict.txt", encoding="utf-8") as fh:
-        for line in fh:
-            fields = line.rstrip("\n").split(" ")
-            confusion[fields[0]] = frozenset(fields[1:])
+    try:
+        with open(conf, encoding="utf-8") as fh:
+            for i, line in enumerate(fh, 1):
+                fields = line.rstrip("\n").split(" ")
+                if len(fields) < 2:  # (a first field may be empty: line 4762 of the tool's)
+                    raise _bad_resource(conf, i, "a character and its confusable characters, "
+                                                 "separated by spaces")
+                confusion[fields[0]] = frozenset(fields[1:])
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8 text (ChERRANT's confusion set is UTF-8): {exc}",
+                          conf) from None
+    if not confusion:
+        raise FormatError(f"empty; expected ChERRANT's confusion set (from {RESOURCE_SOURCE})",
+                          conf)
     return Resources(semantic, confusion, str(p))
 
 

@@ -255,7 +255,8 @@ class ErrantMetric(Metric[SentenceStats]):
                 acc[1] += cfp
                 acc[2] += cfn
         return Score(self.name, fields[spec.fname], fields, main=spec.fname,
-                     title=MODE_TITLES[self.config.mode], categories=cats)
+                     title=MODE_TITLES[self.config.mode], categories=cats,
+                     display=tuple(fields))  # every column is a main one (TP ... F)
 
     def sentence_values(self, stats: Sequence[SentenceStats]) -> list[float]:
         """Sentence F_beta with the best reference for that sentence alone (unrounded)."""

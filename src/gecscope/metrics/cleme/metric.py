@@ -662,7 +662,9 @@ class CLEME2Metric(_CLEMEBase):
         fields = {"Score": score, "Hit": hit, "Wrong": wrong, "Under": under, "Over": over,
                   "TP": total.tp, "FP": total.fp, "FP_ne": total.fp_ne, "FP_un": total.fp_un,
                   "FN": total.fn, "TN": total.tn}
-        return Score(self.name, score, fields, "Score", details)
+        # the comprehensive score and its four parts by default; the counts in --all-fields
+        return Score(self.name, score, fields, "Score", details,
+                     display=("Score", "Hit", "Wrong", "Under", "Over"))
 
 
 def _per_ref_scores(metric: Metric, c: ChunkCounts) -> dict[str, float]:

@@ -58,6 +58,8 @@ from gecscope.types import Tokens
 MAX_ENUMERATION = 1 << 16
 
 COLUMNS = ("tp", "tn", "fp", "fn", "fpn", "p", "r", "f", "acc", "acc_b", "wacc", "wacc_b", "i")
+#: the columns a terminal table shows by default (of the headline's aspect)
+DISPLAY_COLUMNS = ("p", "r", "f", "wacc", "wacc_b", "i")
 
 
 #: The fields of :class:`IMeasureCounts` in order, and a getter of their values (pickling).
@@ -360,9 +362,13 @@ class IMeasureMetric(Metric[IMeasureSentence]):
             total = total + c
         fields = self.fields(total)
         main = self.config.main
-        # The terminal table shows the aspect of the headline column (JSON keeps both).
+        # The terminal table shows the headline's aspect, and of it what I is made of: P, R
+        # and F of its edits, WAcc of the output and of the source left as it is (WAcc_b),
+        # and I; the counts and Acc are in --all-fields and the JSON.
         aspect = main.partition("_")[0]
-        display = tuple(f"{aspect}_{col}" for col in COLUMNS if col not in ("acc_b",))
+        display = tuple(f"{aspect}_{col}" for col in DISPLAY_COLUMNS)
+        if main not in display:  # a headline outside them (main=c_acc) is shown too
+            display = (main, *display)
         return Score(self.name, float(fields[main]), fields, main,
                      details={"options": self.options(), "sentences": len(stats)},
                      display=display)

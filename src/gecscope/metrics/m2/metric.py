@@ -214,7 +214,8 @@ class M2Metric(Metric[M2SentenceStats]):
         details: dict[str, Any] = {"correct": c, "proposed": p, "gold": g}
         if self.config.verbose:
             details["sentences"] = self.details(stats)
-        return Score(self.name, fields[spec.fname], fields, main=spec.fname, details=details)
+        return Score(self.name, fields[spec.fname], fields, main=spec.fname, details=details,
+                     display=tuple(fields))  # every column is a main one (TP ... F)
 
     def sentence_values(self, stats: Sequence[M2SentenceStats]) -> list[float]:
         """F_beta of each sentence with the annotator best for that sentence alone."""
