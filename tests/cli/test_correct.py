@@ -56,6 +56,10 @@ def test_correct_through_apertium(tmp_path, capsys):
                  "--method", "1-best"]) == 0
     assert capsys.readouterr().out.splitlines() == ["He goes to school yesterday.", "",
                                                     "She has two cat."]
+    # no --method: product (P), the best of the six on JFLEG dev (docs/rtt.md)
+    assert main(["correct", "--input", str(inp), "--pivots", ",".join(APERTIUM_PIVOTS),
+                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert capsys.readouterr().out.splitlines() == got["product"]
 
 
 class _Echo(BaseHTTPRequestHandler):
@@ -101,6 +105,33 @@ def test_correct_bad_options(tmp_path, capsys):
     assert main(["correct", "--input", str(inp), "--backend", "nope"]) == 64
     assert "unknown translation backend" in capsys.readouterr().err
     assert main(["correct", "--input", str(tmp_path / "missing.txt")]) == 65
+    # an unknown method is refused before the input is read or a translator is asked
+    assert main(["correct", "--input", str(tmp_path / "missing.txt"), "--method", "G,zz"]) == 64
+    assert "unknown correction method 'zz'" in capsys.readouterr().err
+
+
+def test_default_method_needs_the_lm_and_says_what_needs_none(tmp_path, capsys, monkeypatch):
+    """Without pocketsphinx the default method (product) stops with exit 69, the install
+    command and the methods that need no language model."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pocketsphinx", None)  # as if it were not installed
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        inp = tmp_path / "in.txt"
+        inp.write_text("All is well .\n", encoding="utf-8")
+        base = ["correct", "--input", str(inp), "--backend",
+                f"http:http://127.0.0.1:{srv.server_address[1]}", "--pivots", "es",
+                "--no-cache", "--no-synonyms"]
+        assert main(base) == 69
+        err = capsys.readouterr().err
+        assert "pip install 'gecscope[rtt]'" in err and "--method greedy" in err
+        assert main([*base, "--method", "greedy"]) == 0
+        assert capsys.readouterr().out == "All is well .\n"
+    finally:
+        srv.shutdown()
+        srv.server_close()
 
 
 def test_correct_reads_stdin_as_lines_split_on_newlines_only(monkeypatch, capsys):

@@ -5,7 +5,8 @@ direction, Hugging Face Marian and CTranslate2 models in padded mini-batches, an
 with one request per batch and direction. A round trip is ``source -> pivot -> source``.
 
 Backend specs (``--backend``): ``apertium`` (default, offline; Debian packages),
-``marian:DIR``, ``ct2:DIR``, ``argos[:PACKAGES_DIR]``, ``http:URL`` (LibreTranslate-style JSON API).
+``marian:DIR``, ``ct2:DIR``, ``argos[:PACKAGES_DIR]``, ``http:URL`` (LibreTranslate-style JSON API),
+``llm:URL`` (an OpenAI-compatible chat-completions endpoint, :mod:`.llm_translator`).
 For ``marian:`` and ``ct2:`` the directory holds one model directory per direction, named
 ``en-XX``/``XX-en`` or ``opus-mt-en-XX``/``opus-mt-XX-en``; the pivots are the ``XX`` found in
 both directions.
@@ -17,93 +18,28 @@ import os
 import re
 import shutil
 import subprocess
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from abc import abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from gecscope._optional import require
 from gecscope._sqlite_cache import SQLiteCache, row_digest
-from gecscope.errors import ConfigError, GecscopeError, MissingDependencyError
+from gecscope.errors import ConfigError
+from gecscope.rtt.backend import (  # re-exported: the interface lives in .backend
+    CACHE_HINT,
+    BackendUnavailableError,
+    BaseTranslator,
+    TranslationError,
+    Translator,
+)
+from gecscope.rtt.backend import batched as _batched
+from gecscope.rtt.backend import clean_text as _clean
 
-
-class TranslationError(GecscopeError):
-    """A translation backend failed (non-zero exit, bad HTTP answer, wrong number of lines)."""
-
-    exit_code = 70
-
-
-class BackendUnavailableError(MissingDependencyError):
-    """A translation backend or its data is not installed; the message says how to get it."""
-
-    def __init__(self, message: str, package: str, extra: str = "rtt"):
-        self.package = package
-        self.extra = extra
-        GecscopeError.__init__(self, message)
-
-
-@runtime_checkable
-class Translator(Protocol):
-    """What the corrector needs from a backend."""
-
-    name: str
-
-    def available_pivots(self) -> tuple[str, ...]:
-        """Pivot languages this backend can round-trip through."""
-        ...
-
-    def check_pivot(self, pivot: str) -> str:
-        """The canonical name of ``pivot``; raises when the backend cannot use it."""
-        ...
-
-    def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
-        """``sentences`` translated into ``pivot`` and back, one output per input."""
-        ...
-
-
-class BaseTranslator(ABC):
-    """Implements :meth:`round_trip` from a batched :meth:`translate`."""
-
-    name = "translator"
-    source = "en"
-
-    @abstractmethod
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str]:
-        """Translate a batch; one output per input, empty inputs give empty outputs."""
-
-    @abstractmethod
-    def available_pivots(self) -> tuple[str, ...]:
-        ...
-
-    def check_pivot(self, pivot: str) -> str:
-        pivots = self.available_pivots()
-        if pivot not in pivots:
-            raise ConfigError(f"{self.name}: pivot {pivot!r} is not available; available: "
-                              f"{', '.join(pivots) or 'none'}")
-        return pivot
-
-    def round_trip(self, sentences: Sequence[str], pivot: str) -> list[str]:
-        pivot = self.check_pivot(pivot)
-        forward = self.translate(sentences, self.source, pivot)
-        return self.translate(forward, pivot, self.source)
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _batched(texts: Sequence[str], batch_size: int,
-             translate_batch: Callable[[list[str]], Sequence[str]]) -> list[str]:
-    """Clean the texts, translate the non-empty ones ``batch_size`` at a time and put the
-    cleaned translations back in place (an empty text stays empty)."""
-    cleaned = [_clean(t) for t in texts]
-    idx = [k for k, t in enumerate(cleaned) if t]
-    out = ["" for _ in cleaned]
-    for b in range(0, len(idx), batch_size):
-        chunk = idx[b:b + batch_size]
-        for k, tr in zip(chunk, translate_batch([cleaned[k] for k in chunk])):
-            out[k] = _clean(tr)
-    return out
+__all__ = ["APERTIUM_PAIRS", "ApertiumTranslator", "ArgosTranslator", "BackendUnavailableError",
+           "BaseTranslator", "CTranslate2Translator", "CachedTranslator", "HttpTranslator",
+           "MarianTranslator", "RoundTripCache", "TranslationError", "Translator",
+           "make_translator"]
 
 
 # -- Apertium --------------------------------------------------------------------------------
@@ -458,10 +394,25 @@ class HttpTranslator(BaseTranslator):
         return _batched(texts, self.batch_size, translate_batch)
 
 
-def make_translator(spec: str | None = None) -> BaseTranslator:
-    """Build a backend from ``apertium``, ``marian:DIR``, ``ct2:DIR``, ``argos``, ``http:URL``."""
+def make_translator(spec: str | None = None, **llm_options: Any) -> BaseTranslator:
+    """Build a backend from ``apertium``, ``marian:DIR``, ``ct2:DIR``, ``argos``, ``http:URL``
+    or ``llm:URL``; ``llm_options`` (``model=`` is required) go to
+    :class:`~gecscope.rtt.llm_translator.LLMTranslator`."""
     spec = (spec or "apertium").strip()
     kind, _, arg = spec.partition(":")
+    if kind == "llm":
+        from gecscope.rtt.llm_translator import LLMTranslator
+
+        if not arg:
+            raise ConfigError("llm backend needs the URL of an OpenAI-compatible API: "
+                              "llm:http://127.0.0.1:8080/v1")
+        if "model" not in llm_options:
+            raise ConfigError("the llm backend needs a model name (--llm-model NAME; the "
+                              "name the server serves)")
+        return LLMTranslator(arg, **llm_options)
+    if llm_options:
+        raise ConfigError(f"{', '.join(sorted(llm_options))}: only the llm backend "
+                          f"(llm:URL) takes these options, not {spec!r}")
     if kind == "apertium":
         return ApertiumTranslator(datadir=arg or None)
     if kind == "marian":
@@ -477,7 +428,7 @@ def make_translator(spec: str | None = None) -> BaseTranslator:
     if kind == "https":
         return HttpTranslator(spec)
     raise ConfigError(f"unknown translation backend {spec!r}; use apertium, marian:DIR, "
-                      "ct2:DIR, argos or http:URL")
+                      "ct2:DIR, argos, http:URL or llm:URL")
 
 
 # -- cache -----------------------------------------------------------------------------------
@@ -499,8 +450,7 @@ class RoundTripCache(SQLiteCache):
     ROW_FORMAT = "gecscope-round-trip/1"
     SCHEMA = ("CREATE TABLE IF NOT EXISTS round_trip (backend TEXT, pivot TEXT, sentence TEXT, "
               "output TEXT, digest TEXT, PRIMARY KEY (backend, pivot, sentence))")
-    HINT = ("make it writable, give another directory with --cache-dir or $GECSCOPE_CACHE, "
-            "or run without the cache (--no-cache)")
+    HINT = CACHE_HINT
     rejected: list[tuple[str, str, str]]
 
     def _digest(self, backend: str, pivot: str, sentence: str, output: str) -> str:
