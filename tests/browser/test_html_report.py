@@ -247,10 +247,20 @@ CARDS = ("Array.prototype.map.call(document.querySelectorAll('#sentences-list .c
          "function(c){return +c.dataset.index;})")
 
 
+#: [card index, system, what the line reads] of every hypothesis line shown: the line's text
+#: without the words its edits struck out, spaces collapsed
+READS = ("Array.prototype.map.call(document.querySelectorAll('#sentences-list .line.hyp'),"
+         "function(l){var t=l.querySelector('.txt').cloneNode(true);"
+         "Array.prototype.forEach.call(t.querySelectorAll('del'),function(d){d.remove();});"
+         "return [+l.closest('.card').dataset.index, l.dataset.system,"
+         "t.textContent.replace(/\\s+/g,' ').trim()];})")
+
+
 @pytest.fixture(scope="module")
 def toy_page(tmp_path_factory: pytest.TempPathFactory, chromium: str) -> Iterator[tuple]:
     toy = _load_toy_metrics()
     data, hyps = toy.toy_corpus()
+    hyps = hyps[::-1]  # handed in worst first (copy, over, good): the page orders by score
     metrics = [toy.EditFFast(), toy.Disentangled()]
     results = [m.evaluate(data, h) for m in metrics for h in hyps]
     report = build_report(data, hyps, results, metrics, n_samples=200, seed=1)
@@ -297,10 +307,20 @@ def test_edits_are_coloured_by_outcome(toy_page: tuple) -> None:
     browser.js(SELECT + "('f-system', 'all systems')")
     got = browser.js("Array.prototype.map.call(document.querySelectorAll("
                      "'.card[data-index=\"1\"] .line.hyp[data-system=\"over\"] .e'),"
-                     "function(e){return e.dataset.outcome+':'+e.textContent;})")
+                     "function(e){return [e.dataset.outcome, e.textContent, e.title,"
+                     "getComputedStyle(e, '::after').content];})")
     # sentence 2 "She like apple ." : over proposes like -> liked; the best reference
-    # (annotator 0: like -> likes, apple -> apples) makes it FP necessary, plus two FN
-    assert got == ["fp_ne:like liked", "fn:like→likes", "fn:apple→apples"]
+    # (annotator 0: like -> likes, apple -> apples) makes it FP necessary, plus two FN:
+    # numbered marks without text, the correction in the tooltip
+    assert got == [
+        ["fp_ne", "like liked", "FP necessary · R:VERB:TENSE: like → liked", "none"],
+        ["fn", "", "FN (missed) · R:VERB:SVA: like → likes", '"1"'],
+        ["fn", "", "FN (missed) · R:NOUN:NUM: apple → apples", '"2"']]
+    # the word the system should have changed is underlined (it changed "like" itself)
+    assert browser.js("Array.prototype.map.call(document.querySelectorAll("
+                      "'.card[data-index=\"1\"] .line.hyp[data-system=\"over\"] .fn-span'),"
+                      "function(e){return e.textContent+'|'+e.title;})") == [
+        "apple|FN (missed) · R:NOUN:NUM: apple → apples"]
     colour = browser.js("getComputedStyle(document.querySelector('.e.fp_ne')).borderBottomColor")
     assert colour == "rgb(242, 142, 43)"
 
@@ -331,6 +351,150 @@ def test_filters_by_outcome_system_type_and_search(toy_page: tuple) -> None:
     browser.js("(function(){var s=document.getElementById('f-search');s.value='';"
                "s.dispatchEvent(new Event('input'));})()")
     assert browser.js(CARDS) == [0, 1, 2, 3, 4]
+
+
+def test_lines_read_as_the_systems_output(toy_page: tuple) -> None:
+    browser, report = toy_page
+    browser.js(SELECT + "('f-system', 'all systems')")
+    lines = browser.js(READS)
+    assert len(lines) == 15
+    for i, system, text in lines:
+        assert text == report.sentences[i].systems[system].hypothesis, (i, system)
+    # copy changes nothing: its lines are the source with numbered marks, no text added
+    marks = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                       "'.card[data-index=\"4\"] .line.hyp[data-system=\"copy\"] .e.fn'),"
+                       "function(e){return [e.dataset.n, e.textContent, e.title];})")
+    assert marks == [["1", "", "FN (missed) · R:VERB:SVA: was → were"],
+                     ["2", "", "FN (missed) · U:PREP: in → ∅"]]
+
+
+def test_systems_in_score_order(toy_page: tuple) -> None:
+    browser, report = toy_page
+    assert report.systems == ["copy", "over", "good"]  # as handed in
+    best_first = ["good", "over", "copy"]
+    assert browser.js("Array.prototype.slice.call(document.getElementById('f-system').options,1)"
+                      ".map(function(o){return o.textContent;})") == best_first
+    assert browser.js("Array.prototype.map.call(document.querySelectorAll("
+                      "'.card[data-index=\"0\"] .line.hyp'),function(l){"
+                      "return l.dataset.system;})") == best_first
+    for m in report.metrics:
+        ranked = [s.system for s in sorted((s for s in report.scores if s.metric == m.name),
+                                           key=lambda s: (-s.value, s.system))]
+        assert browser.js(f"Array.prototype.map.call(document.querySelectorAll("
+                          f"'#metric-{m.name} tbody th'),function(t){{return t.textContent;}})"
+                          ) == ranked
+        assert browser.js(f"Array.prototype.map.call(document.querySelectorAll("
+                          f"'table.sigmatrix[data-metric=\"{m.name}\"] thead th'),"
+                          "function(t){return t.textContent;})")[1:] == ranked
+    assert browser.js("Array.prototype.map.call(document.querySelectorAll("
+                      "'section.types[data-table=\"edit-outcomes\"] table.sortable thead th'),"
+                      "function(t){return t.textContent;})") == ["type", "edits", *best_first]
+
+
+def test_p_values_are_unsigned(toy_page: tuple) -> None:
+    browser, report = toy_page
+    cells = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                       "'table.sigmatrix tbody td:not(.empty)'),function(td){"
+                       "return [td.textContent, td.dataset.better, td.title];})")
+    assert len(cells) == 2 * len(report.pairwise)
+    for text, better, title in cells:
+        p = float(title.split("p = ")[1].split(" ")[0])
+        mark = {"row": "▲", "column": "▼", "neither": "="}[better]
+        assert text == ("<0.001" if p < 0.001 else f"{p:.3f}") + " " + mark, title
+        delta = float(title.split(" = ")[1].split(",")[0].replace("−", "-"))
+        assert (delta > 0) == (better == "row") and (delta < 0) == (better == "column")
+    legend = browser.js("document.querySelector('.sig-legend').textContent")
+    assert "▲ where the row system scored higher" in legend
+
+
+def test_types_no_system_edited_are_behind_a_toggle(toy_page: tuple) -> None:
+    browser, report = toy_page
+    sel = "section.types[data-table=\"edit-outcomes\"]"
+    shown = browser.js(f"Array.prototype.map.call(document.querySelectorAll('{sel} "
+                       "table.sortable tbody tr'),function(r){return [r.cells[0].textContent,"
+                       "r.cells[1].textContent, r.cells[2].textContent];})")
+    good = {r.type: r for r in report.per_type["edit-outcomes"]["good"]}
+    # counts on the page, most edits first
+    sva = good["R:VERB:SVA"]
+    assert shown[0] == ["R:VERB:SVA", "12", f"{sva.f:.3f}{sva.tp}/{sva.fp}/{sva.fn}"]
+    assert [int(r[1]) for r in shown] == sorted((int(r[1]) for r in shown), reverse=True)
+    hidden = f"{sel} details.zero-types tbody tr"
+    assert browser.js(f"document.querySelector('{sel} details.zero-types').open") is False
+    assert browser.js(f"document.querySelector('{hidden}').checkVisibility()") is False
+    assert browser.js(f"document.querySelector('{hidden}').cells[0].textContent") == "U:PREP"
+    browser.js(f"document.querySelector('{sel} details.zero-types summary').click()")
+    assert browser.js(f"document.querySelector('{sel} details.zero-types').open") is True
+    assert browser.js(f"document.querySelector('{hidden}').checkVisibility()") is True
+    browser.js(f"document.querySelector('{sel} details.zero-types summary').click()")
+    assert browser.js(f"document.querySelector('{sel} details.zero-types').open") is False
+
+
+def _downloaded(folder: Path, name: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    path = folder / name
+    while time.monotonic() < deadline:
+        if path.is_file() and not (folder / (name + ".crdownload")).exists():
+            text = path.read_bytes().decode("utf-8")  # as saved: CSV lines end in CR LF
+            if text:
+                return text
+        time.sleep(0.05)
+    raise TimeoutError(f"no download {name} in {folder}: {sorted(os.listdir(folder))}")
+
+
+def test_downloads_give_valid_svg_latex_and_csv(toy_page: tuple, tmp_path: Path) -> None:
+    import csv
+    import io
+    import xml.etree.ElementTree as ET
+
+    browser, report = toy_page
+    browser.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=str(tmp_path))
+    browser.js("window.cspViolations=[];document.addEventListener('securitypolicyviolation',"
+               "function(e){window.cspViolations.push(e.violatedDirective);})")
+    keys = browser.js("window.gecscopeReport.exports()")
+    assert set(keys) == {"scores", "types-edit-outcomes", *(f"{k}-{m.name}" for m in
+                         report.metrics for k in ("metric", "significance"))}
+    # a real click on each kind of button: the file the browser saves
+    browser.js("document.querySelector('button.dl[data-export=\"scores\"][data-format=\"csv\"]')"
+               ".click()")
+    browser.js("document.querySelector('button.dl[data-export=\"types-edit-outcomes\"]"
+               "[data-format=\"latex\"]').click()")
+    browser.js("document.querySelector('button.dl[data-svg=\"fig-ci-toy-editf\"]').click()")
+    scores = list(csv.reader(io.StringIO(_downloaded(tmp_path, "gecscope-scores.csv"),
+                                         newline="")))
+    assert scores[0][:2] == ["system", "toy-editf F0.5"]
+    assert [r[0] for r in scores[1:]] == ["good", "over", "copy"]
+    for row in scores[1:]:
+        entry = report.score(row[0], "toy-editf")
+        assert float(row[1]) == entry.value and float(row[3]) == entry.interval["high"]
+    latex = _downloaded(tmp_path, "gecscope-types-edit-outcomes.tex")
+    assert latex.startswith("% edit outcomes") and "\\begin{tabular}{lr" in latex
+    assert "R:VERB:SVA & 12 & " in latex and "U:PREP" not in latex  # folded: CSV only
+    assert latex.count("\\toprule") == 1 and latex.rstrip().endswith("\\end{tabular}")
+    svg = _downloaded(tmp_path, "gecscope-fig-ci-toy-editf.svg")
+    assert svg.startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    root = ET.fromstring(svg.split("?>", 1)[1])
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg" and root.find(f"{ns}style") is not None
+    titles = [c.find(f"{ns}title").text for c in root.iter(f"{ns}circle")]
+    assert [t.split(":")[0] for t in titles] == ["good", "over", "copy"]
+    # the downloads are what the page embedded; every figure serialises to SVG the browser
+    # itself parses as an image
+    assert browser.js("window.gecscopeReport.exportText('scores','csv')") == \
+        _downloaded(tmp_path, "gecscope-scores.csv")
+    for fid in browser.js("Array.prototype.map.call(document.querySelectorAll('svg.chart'),"
+                          "function(s){return s.id;})"):
+        ok = browser.js(f"(function(){{var t=window.gecscopeReport.svgText('{fid}');"
+                        "var d=new DOMParser().parseFromString(t,'image/svg+xml');"
+                        "return d.getElementsByTagName('parsererror').length===0&&"
+                        "d.documentElement.localName==='svg';})()")
+        assert ok, fid
+    for key in keys:
+        text = browser.js(f"window.gecscopeReport.exportText('{key}','csv')")
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert len({len(r) for r in rows}) == 1 and len(rows) > 1, key
+        assert "\\end{tabular}" in browser.js(f"window.gecscopeReport.exportText('{key}','latex')")
+    assert browser.js("window.cspViolations") == []
+    assert browser.js("performance.getEntriesByType('resource').length") == 0
 
 
 def test_screenshot(toy_page: tuple, tmp_path: Path) -> None:
@@ -365,9 +529,18 @@ def test_conll_report_pages_and_filters(conll14: Path, chromium: str, tmp_path: 
         assert browser.js(CARDS) == expected[:25]
         browser.js("document.getElementById('next').click()")
         assert browser.js(CARDS) == expected[25:50]
-        # the per-type table of the metric's own counts is there, one column per system
-        assert browser.js("document.querySelectorAll('section.types[data-table=\"errant\"] "
-                          "thead th').length") == 4
+        # the per-type table of the metric's own counts is there: type, edits and one
+        # column per system, best first
+        head = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                          "'section.types[data-table=\"errant\"] table.sortable thead th'),"
+                          "function(th){return th.textContent;})")
+        ranked = sorted(report.scores, key=lambda s: (-s.value, s.system))
+        assert head == ["type", "edits", *(s.system for s in ranked)]
+        # every line of the first page reads as the system's output: the struck-out words
+        # it replaced aside, nothing but its text (FN marks add none)
+        for entry in browser.js(READS):
+            i, system, text = entry
+            assert text == report.sentences[i].systems[system].hypothesis, (i, system)
 
 
 def test_interval_plot_and_significance_matrix(toy_page: tuple) -> None:
@@ -394,7 +567,7 @@ def test_interval_plot_and_significance_matrix(toy_page: tuple) -> None:
             if c["metric"] != m.name:
                 continue
             label = f"{c['system_a']} − {c['system_b']} = {c['delta']:+.4f}, p = {c['p_value']:.4f}"
-            (cls,) = [k for k, title in cells if title == label]
+            (cls,) = [k for k, title in cells if title.startswith(label + " (")]
             want = "not-sig" if c["p_value"] >= alpha else (
                 "sig-better" if c["delta"] > 0 else "sig-worse")
             assert cls == want
@@ -465,7 +638,10 @@ def test_edits_are_coloured_by_attribution(attributed_page: tuple) -> None:
     # the per-type attribution table: one column per system, the sums of the report
     cells = browser.js("Array.prototype.map.call(document.querySelectorAll("
                        "'section.attr-types[data-metric=\"toy-exact\"] tbody tr'),"
-                       "function(r){return [r.cells[0].textContent, r.cells[2].dataset.v];})")
+                       "function(r){var k=Array.prototype.findIndex.call("
+                       "r.closest('table').tHead.rows[0].cells,function(c){"
+                       "return c.textContent==='over';});"
+                       "return [r.cells[0].textContent, r.cells[k].dataset.v];})")
     over = {r.type: r.value for r in report.attributions["toy-exact"].rows["over"]}
     assert {t: float(v) for t, v in cells if v is not None} == over
     assert "toy-editf scores the corpus only" in browser.js(

@@ -118,7 +118,7 @@ def test_json_carries_the_attributions() -> None:
     report, data, hyps = _report()
     doc = report_to_json(report)
     jsonschema.validate(doc, load_schema())
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     got = doc["attributions"]["toy-exact"]
     assert got["method"] == "shapley" and got["note"] is None
     assert doc["attributions"]["toy-editf"]["note"].startswith("toy-editf scores the corpus")

@@ -91,7 +91,7 @@ def test_json_validates_against_schema(tmp_path: Path) -> None:
     write_json_report(path, _toy_report(n_samples=50))
     doc = json.loads(path.read_text(encoding="utf-8"))
     jsonschema.validate(doc, schema)
-    assert doc["schema_version"] == "1.1" and doc["resampling"]["n_samples"] == 50
+    assert doc["schema_version"] == "1.2" and doc["resampling"]["n_samples"] == 50
     assert doc["metrics"][0]["signature_long"].startswith("metric:toy-editf|beta:0.5|")
     bad = dict(doc, scores=[{**doc["scores"][0], "value": "high"}])
     with pytest.raises(jsonschema.ValidationError):

@@ -9,20 +9,45 @@ and each system's hypothesis with its edits coloured by outcome (TP, FP necessar
 unnecessary, FN, as in the CLEME2.0 paper's Figure 1), searchable and filterable by system,
 outcome and error type. The sentence data is embedded as JSON and rendered by a small script,
 page by page.
+
+For a paper: systems are in the order of their score everywhere (:func:`system_order`: a
+metric's own tables and figures by that metric, the others by the first metric); every table
+downloads as CSV and LaTeX and every figure as SVG (:mod:`gecscope.reports.html_export`,
+written when the page is built).
+
+A section is a function ``(page: Page) -> Section | None`` (None: nothing to show); to add
+one, write it and add its call to the list in :func:`render_html`. Its tables register their
+downloads with ``page.exports.table(...)``, its figures get :func:`svg_button`; its style
+rules go in ``Section.css``; an inline script it needs goes in ``Section.scripts``, whose
+hashes the page's Content-Security-Policy allows (no inline event handlers: they are refused).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gecscope.formats.base import atomic_write
+from gecscope.reports.html_assets import CSS, JS
+from gecscope.reports.html_charts import (
+    COLOURS,
+    DISENTANGLED,
+    disentangled_chart,
+    figure_id,
+    interval_chart,
+    ordered_scores,
+    system_order,
+)
+from gecscope.reports.html_export import Exports, svg_button
 from gecscope.reports.json import finite
-from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, build_report
+from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, TypeRow, build_report
 from gecscope.reports.outcomes import OUTCOME_LABELS, OUTCOMES
 from gecscope.reports.text import fmt, integral_column
 
@@ -30,8 +55,39 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.data import EvalData, Hypothesis
     from gecscope.metrics.base import Metric, SystemResult
 
-DISENTANGLED = ("hit", "wrong", "under", "over")
-COLOURS = {"tp": "#1a9850", "fp_ne": "#f28e2b", "fp_un": "#d62728", "fn": "#4e79a7"}
+__all__ = ["COLOURS", "DISENTANGLED", "Page", "Section", "disentangled_chart", "interval_chart",
+           "render_html", "script_hash", "significance_matrix", "system_order",
+           "write_html_report", "write_report_html"]
+
+
+@dataclass
+class Page:
+    """What the sections of one page share: the report and the page's downloads."""
+
+    report: Report
+    exports: Exports = field(default_factory=Exports)
+
+    def order(self, metric: str | None = None) -> list[str]:
+        """The systems by ``metric``'s score, best first (the first metric's for None)."""
+        return system_order(self.report, metric)
+
+
+@dataclass
+class Section:
+    """One ``<section>`` of the page: its id (the nav's anchor), nav label, heading and body;
+    ``css``: rules the body needs, added to the page's stylesheet; ``scripts``: inline
+    scripts it needs, run with their hash in the Content-Security-Policy."""
+
+    id: str
+    nav: str
+    title: str
+    body: str
+    css: str = ""
+    scripts: tuple[str, ...] = ()
+
+    def html(self) -> str:
+        return (f'<section id="{_e(self.id)}"><h2>{_e(self.title)}</h2>{self.body}</section>'
+                + "".join(f"<script>{s}</script>" for s in self.scripts))
 
 
 def _e(s: Any) -> str:
@@ -49,15 +105,30 @@ def _interval(s: ScoreEntry) -> str:
             "</span>")
 
 
-def _overview(report: Report) -> str:
-    """Systems x metrics, headline values with intervals."""
+def _low_high(s: ScoreEntry | None) -> list[Any]:
+    iv = s.interval if s is not None else None
+    return [iv["low"], iv["high"]] if iv else [None, None]
+
+
+def _p(p: float) -> str:
+    """A p-value as printed: unsigned, three decimals (``<0.001`` below that)."""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _overview(page: Page) -> str:
+    """Systems x metrics, headline values with intervals, by the first metric's score."""
+    report = page.report
     head = "".join(f"<th data-sort=\"num\">{_e(m.name)} <small>{_e(m.main)}</small></th>"
                    for m in report.metrics)
-    rows = []
-    for system in report.systems:
-        cells = []
+    with_iv = {m.name for m in report.metrics
+               if any(s.interval for s in report.scores if s.metric == m.name)}
+    rows, data = [], []
+    for system in page.order():
+        cells, values = [], [system]
         for m in report.metrics:
             s = report.score(system, m.name)
+            values += [s.value if s is not None else None] + (
+                _low_high(s) if m.name in with_iv else [])
             if s is None:
                 cells.append("<td>–</td>")
                 continue
@@ -65,17 +136,23 @@ def _overview(report: Report) -> str:
             cells.append(f'<td{cls} data-v="{_num(s.value, 10)}">{_num(s.value)} '
                          f"{_interval(s)}</td>")
         rows.append(f"<tr><th scope=\"row\">{_e(system)}</th>{''.join(cells)}</tr>")
-    return (f'<table class="sortable" id="overview"><thead><tr><th data-sort="text">system</th>'
-            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+        data.append(values)
+    header = ["system"] + [h for m in report.metrics for h in
+                           [f"{m.name} {m.main}"] + ([f"{m.name} low", f"{m.name} high"]
+                                                     if m.name in with_iv else [])]
+    buttons = page.exports.table("scores", "scores of every system and metric", header, data)
+    return (f'<p class="tools">all metrics{buttons}</p><div class="scroll">'
+            f'<table class="sortable" id="overview"><thead><tr><th data-sort="text">system</th>'
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _metric_table(report: Report, name: str) -> str:
+def _metric_table(page: Page, name: str) -> str:
+    report = page.report
     info = report.metric(name)
     assert info is not None
-    entries = [s for s in report.scores if s.metric == name]
+    entries = ordered_scores(report, name)
     ranked = any(s.rank is not None for s in entries)
-    if ranked:
-        entries.sort(key=lambda s: s.rank or 0)
+    with_iv = any(s.interval for s in entries)
     fields: list[str] = []
     for s in entries:
         fields += [k for k in s.fields if k != s.main and k not in fields]
@@ -83,32 +160,44 @@ def _metric_table(report: Report, name: str) -> str:
     head = (("<th data-sort=\"num\">rank</th><th data-sort=\"num\">cluster</th>" if ranked
              else "") + "<th data-sort=\"text\">system</th>"
             f"<th data-sort=\"num\">{_e(info.main)}</th>"
-            + ("<th>95% interval</th>" if any(s.interval for s in entries) else "")
+            + ("<th>95% interval</th>" if with_iv else "")
             + ("<th title=\"paired test against the best system of the cluster above\">"
                "tested against (p)</th>" if comps else "")
             + "".join(f"<th data-sort=\"num\">{_e(f)}</th>" for f in fields))
     counts = {f for f in fields if integral_column([s.fields.get(f) for s in entries])}
-    rows = []
+    rows, data = [], []
     for s in entries:
         cls = ' class="best"' if s.cluster == 1 else ""
         cells = ([f"<td>{_num(s.rank)}</td><td>{_num(s.cluster)}</td>"] if ranked else [])
+        values: list[Any] = [s.rank, s.cluster] if ranked else []
         cells.append(f"<th scope=\"row\">{_e(s.system)}</th>")
         cells.append(f"<td{cls} data-v=\"{_num(s.value, 10)}\">{_num(s.value)}</td>")
-        if any(x.interval for x in entries):
+        values += [s.system, s.value]
+        if with_iv:
             cells.append(f"<td>{_interval(s)}</td>")
+            values += _low_high(s)
         if comps:
             c = comps.get(s.system)
-            cells.append(f"<td>{_e(c['system_a'])} ({c['p_value']:.4f})</td>" if c else
+            cells.append(f"<td>{_e(c['system_a'])} (p = {c['p_value']:.4f})</td>" if c else
                          "<td>–</td>")
+            values += [c["system_a"], c["p_value"]] if c else [None, None]
         for f in fields:
             v = s.fields.get(f)
             iv = s.field_intervals.get(f)
             tip = f' title="{_num(iv["low"])} – {_num(iv["high"])}"' if iv else ""
             shown = _num(int(v)) if f in counts and isinstance(v, float) else _num(v)
             cells.append(f"<td{tip} data-v=\"{_num(v, 10)}\">{shown}</td>")
+            values.append(int(v) if f in counts and isinstance(v, float) else v)
         rows.append(f"<tr>{''.join(cells)}</tr>")
+        data.append(values)
+    header = ((["rank", "cluster"] if ranked else []) + ["system", info.main]
+              + (["low", "high"] if with_iv else [])
+              + (["tested against", "p"] if comps else []) + fields)
+    what = info.title or info.description
+    buttons = page.exports.table(f"metric-{name}", f"{name}{': ' + what if what else ''} "
+                                 f"({info.signature})", header, data)
     desc = f" <small>{_e(info.description)}</small>" if info.description else ""
-    return (f'<section class="metric" id="metric-{_e(name)}"><h3>{_e(name)}{desc}</h3>'
+    return (f'<section class="metric" id="metric-{_e(name)}"><h3>{_e(name)}{desc}{buttons}</h3>'
             f'<table class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>"
             f'<p class="sig">signature: <code title="{_e(info.signature_long)}">'
@@ -117,106 +206,39 @@ def _metric_table(report: Report, name: str) -> str:
             + "</section>")
 
 
-def _disentangled_fields(s: ScoreEntry) -> dict[str, float] | None:
-    lower = {k.lower(): v for k, v in s.fields.items()}
-    if all(isinstance(lower.get(k), int | float) for k in DISENTANGLED):
-        return {k: float(lower[k]) for k in DISENTANGLED}
-    return None
-
-
-def disentangled_chart(report: Report, metric: str) -> str | None:
-    """Inline SVG bar chart of Hit/Wrong/Under/Over per system, or None without those fields."""
-    rows = [(s.system, f) for s in report.scores if s.metric == metric
-            and (f := _disentangled_fields(s)) is not None]
-    if not rows:
-        return None
-    colours = {"hit": COLOURS["tp"], "wrong": COLOURS["fp_ne"], "under": COLOURS["fn"],
-               "over": COLOURS["fp_un"]}
-    bar, gap, label_w, plot_w = 9, 10, 110, 480
-    group = 4 * bar + gap
-    height = 30 + group * len(rows) + 20
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-             f'width="{label_w + plot_w + 60}" height="{height}" '
-             f'aria-label="{_e(metric)}: hit, wrong, under and over scores per system">')]
-    for i, name in enumerate(DISENTANGLED):
-        x = label_w + i * 120
-        parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{colours[name]}"/>'
-                     f'<text x="{x + 14}" y="13">{name.capitalize()}</text>')
-    for t in range(0, 11, 2):
-        gx = label_w + plot_w * t / 10
-        parts.append(f'<line x1="{gx:.1f}" y1="24" x2="{gx:.1f}" y2="{height - 16}" '
-                     f'class="grid"/><text x="{gx:.1f}" y="{height - 4}" '
-                     f'text-anchor="middle">{t / 10:.1f}</text>')
-    for j, (system, vals) in enumerate(rows):
-        y0 = 28 + j * group
-        parts.append(f'<text x="{label_w - 6}" y="{y0 + 2 * bar + 3}" text-anchor="end" '
-                     f'class="sys">{_e(system)}</text>')
-        for i, name in enumerate(DISENTANGLED):
-            v = max(0.0, min(1.0, vals[name]))
-            parts.append(f'<rect class="bar" x="{label_w}" y="{y0 + i * bar}" '
-                         f'width="{plot_w * v:.1f}" height="{bar - 1}" fill="{colours[name]}">'
-                         f"<title>{_e(system)} {name}: {vals[name]:.4f}</title></rect>")
-            parts.append(f'<text x="{label_w + plot_w * v + 3:.1f}" y="{y0 + i * bar + 8}" '
-                         f'class="val">{vals[name]:.3f}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def interval_chart(report: Report, metric: str) -> str | None:
-    """Inline SVG: each system's score as a dot on its bootstrap interval, best first, the
-    first cluster in green; None without intervals."""
-    rows = sorted((s for s in report.scores if s.metric == metric and s.interval),
-                  key=lambda s: (s.rank or 0, -(s.value or 0.0)))
-    if not rows:
-        return None
-    lo = min(float(s.interval["low"]) for s in rows if s.interval)
-    hi = max(float(s.interval["high"]) for s in rows if s.interval)
-    pad = (hi - lo) * 0.05 or 0.01
-    lo, hi = lo - pad, hi + pad
-    label_w, plot_w, row_h = 120, 460, 22
-    height = 20 + row_h * len(rows) + 24
-
-    def x(v: float) -> float:
-        return label_w + plot_w * (v - lo) / (hi - lo)
-
-    main = rows[0].main
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ci-chart" role="img" '
-              f'width="{label_w + plot_w + 20}" height="{height}" aria-label="{_e(metric)}: '
-              f'{_e(main)} of each system with its bootstrap interval">')]
-    for t in range(6):
-        v = lo + (hi - lo) * t / 5
-        parts.append(f'<line x1="{x(v):.1f}" y1="12" x2="{x(v):.1f}" y2="{height - 18}" '
-                     f'class="grid"/><text x="{x(v):.1f}" y="{height - 6}" '
-                     f'text-anchor="middle">{v:.3f}</text>')
-    for j, s in enumerate(rows):
-        assert s.interval is not None
-        y = 22 + j * row_h
-        colour = COLOURS["tp"] if s.cluster == 1 else "#555"
-        a, b = float(s.interval["low"]), float(s.interval["high"])
-        parts.append(f'<text x="{label_w - 8}" y="{y + 4}" text-anchor="end" class="sys">'
-                     f"{_e(s.system)}</text>"
-                     f'<line class="ci" x1="{x(a):.1f}" y1="{y}" x2="{x(b):.1f}" y2="{y}" '
-                     f'stroke="{colour}" stroke-width="2"/>'
-                     f'<circle class="point" cx="{x(s.value or 0.0):.1f}" cy="{y}" r="4" '
-                     f'fill="{colour}"><title>{_e(s.system)}: {_e(main)} {s.value or 0.0:.4f} '
-                     f"[{a:.4f}, {b:.4f}], cluster {s.cluster}</title></circle>")
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def significance_matrix(report: Report, metric: str) -> str | None:
-    """A table of paired-test p-values between every two systems (row minus column: the
-    delta's sign), shaded where p < alpha; None without pairwise tests."""
+def _pairs(report: Report, metric: str
+           ) -> tuple[list[str], dict[tuple[str, str], tuple[float, float]], float] | None:
+    """The systems tested (by score), each ordered pair's (row − column delta, p), alpha."""
     pairs = [c for c in report.pairwise if c["metric"] == metric]
     if not pairs or report.resampling is None:
         return None
-    alpha = float(report.resampling["alpha"])
-    order = [s.system for s in sorted((s for s in report.scores if s.metric == metric),
-                                      key=lambda s: (s.rank or 0, -(s.value or 0.0)))]
     cell: dict[tuple[str, str], tuple[float, float]] = {}
     for c in pairs:
         cell[(c["system_a"], c["system_b"])] = (float(c["delta"]), float(c["p_value"]))
         cell[(c["system_b"], c["system_a"])] = (-float(c["delta"]), float(c["p_value"]))
+    tested = {a for a, _ in cell}
+    order = [s.system for s in ordered_scores(report, metric) if s.system in tested]
+    return order, cell, float(report.resampling["alpha"])
+
+
+def _arrow(delta: float) -> tuple[str, str]:
+    """The direction mark of a row − column difference and the word it stands for."""
+    if delta > 0:
+        return "▲", "row"
+    if delta < 0:
+        return "▼", "column"
+    return "=", "neither"
+
+
+def significance_matrix(report: Report, metric: str) -> str | None:
+    """A table of paired-test p-values between every two systems, best first: each cell the
+    p-value (unsigned) and an arrow, ▲ where the row system scored higher, ▼ where the column
+    system did (the tooltip says which and by how much); shaded where p < alpha. None
+    without pairwise tests."""
+    got = _pairs(report, metric)
+    if got is None:
+        return None
+    order, cell, alpha = got
     head = "".join(f'<th scope="col">{_e(s)}</th>' for s in order)
     body = []
     for a in order:
@@ -228,64 +250,128 @@ def significance_matrix(report: Report, metric: str) -> str | None:
             delta, p = cell[(a, b)]
             sig = p < alpha
             cls = ("sig-better" if delta > 0 else "sig-worse") if sig else "not-sig"
-            tds.append(f'<td class="{cls}" title="{_e(a)} − {_e(b)} = {delta:+.4f}, '
-                       f'p = {p:.4f}">{"+" if delta > 0 else "−"} {p:.3f}</td>')
+            mark, who = _arrow(delta)
+            better = {"row": f"{a} scored higher", "column": f"{b} scored higher",
+                      "neither": "equal scores"}[who]
+            tds.append(f'<td class="{cls}" data-p="{p!r}" data-better="{who}" '
+                       f'title="{_e(a)} − {_e(b)} = {delta:+.4f}, p = {p:.4f} ({_e(better)}'
+                       f'{"" if sig else ", not significant"})">{_p(p)} '
+                       f'<span class="dir" aria-label="{_e(better)}">{mark}</span></td>')
         body.append(f'<tr><th scope="row">{_e(a)}</th>{"".join(tds)}</tr>')
     return (f'<table class="sigmatrix" data-metric="{_e(metric)}"><thead><tr><th>row vs column'
             f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
-def _type_tables(report: Report) -> str:
-    blocks: list[str] = []
-    for table, per_sys in report.per_type.items():
-        systems = [s for s in report.systems if s in per_sys]
-        types = sorted({r.type for rows in per_sys.values() for r in rows})
-        lookup = {(s, r.type): r for s in systems for r in per_sys[s]}
-        title = ("edit outcomes against the best reference per sentence (TP / FP necessary / "
-                 "FP unnecessary / FN)" if table == OUTCOME_TABLE else
-                 f"{table}: counts of the metric's chosen references")
-        if report.inputs.get("type_scheme"):  # shown tables were re-typed (see the note)
-            title += ", ERRANT types (re-typed)"
-        head = "".join(f"<th data-sort=\"num\">{_e(s)}</th>" for s in systems)
-        rows = []
-        for t in types:
-            cells = []
-            for s in systems:
-                r = lookup.get((s, t))
-                if r is None:
-                    cells.append('<td class="empty">–</td>')
-                    continue
-                fp = (f"{r.fp_ne}+{r.fp_un}" if r.fp_ne is not None else str(r.fp))
-                tip = f"TP {r.tp}, FP {fp}, FN {r.fn}; P {r.p:.3f}, R {r.r:.3f}, F0.5 {r.f:.3f}"
-                shade = int(255 - 120 * r.f) if (r.tp + r.fp) else 255
-                cells.append(
-                    f'<td title="{_e(tip)}" data-tp="{r.tp}" data-fp="{r.fp}" '
-                    f'data-fn="{r.fn}" data-f="{r.f:.4f}" data-v="{r.f:.6f}" '
-                    f'style="background:rgb({shade},255,{shade})">{r.f:.3f}</td>')
-            rows.append(f"<tr><th scope=\"row\">{_e(t)}</th>{''.join(cells)}</tr>")
-        opened = " open" if not blocks else ""
-        blocks.append(
-            f'<section class="types" data-table="{_e(table)}"><details{opened}><summary>'
-            f'<h3>{_e(title)}</h3></summary>'
-            f'<table class="sortable typetable"><thead><tr><th data-sort="text">type</th>{head}'
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></details></section>")
+def _matrix_export(page: Page, metric: str) -> str:
+    got = _pairs(page.report, metric)
+    assert got is not None
+    order, cell, alpha = got
+    rows = [[a, *("–" if a == b else f"{cell[(a, b)][1]:.4f} {_arrow(cell[(a, b)][0])[0]}"
+                  for b in order)] for a in order]
+    return page.exports.table(
+        f"significance-{metric}", f"{metric}: p-values of paired tests (▲ the row system "
+        f"scored higher, ▼ the column system; significant where p < {alpha:g})",
+        ["row vs column", *order], rows)
+
+
+def _type_cell(r: TypeRow | None) -> str:
+    if r is None:
+        return '<td class="empty">–</td>'
+    fp = f"{r.fp_ne}+{r.fp_un}" if r.fp_ne is not None else str(r.fp)
+    tip = f"TP {r.tp}, FP {fp}, FN {r.fn}; P {r.p:.3f}, R {r.r:.3f}, F {r.f:.3f}"
+    shade = int(255 - 120 * r.f) if (r.tp + r.fp) else 255
+    zero = ' class="zero"' if not (r.tp or r.fp or r.fn) else ""
+    return (f'<td{zero} title="{_e(tip)}" data-tp="{r.tp}" data-fp="{r.fp}" data-fn="{r.fn}" '
+            f'data-f="{r.f:.4f}" data-v="{r.f:.6f}" style="background:rgb({shade},255,{shade})">'
+            f'{r.f:.3f}<span class="cnt">{r.tp}/{r.fp}/{r.fn}</span></td>')
+
+
+def _type_table(page: Page, table: str, per_sys: dict[str, list[TypeRow]], opened: bool) -> str:
+    """One type x system table: the types some system edited (TP + FP > 0), most edits
+    (TP + FP + FN over the systems) first, each cell F with TP/FP/FN; the types no system
+    edited (only missed edits, or none) folded away under it, in the same order."""
+    report = page.report
+    info = report.metric(table)
+    systems = [s for s in page.order(info.name if info else None) if s in per_sys]
+    lookup = {(s, r.type): r for s in systems for r in per_sys[s]}
+    types = {r.type for rows in per_sys.values() for r in rows}
+    total = {t: sum(r.tp + r.fp + r.fn for s in systems if (r := lookup.get((s, t))))
+             for t in types}
+    # a type some system edited (TP or FP) is shown; one no system touched (only missed
+    # edits, F 0 everywhere, or no count at all) is folded away
+    edited = {t for t in types if any((r := lookup.get((s, t))) and r.tp + r.fp
+                                      for s in systems)}
+    active = sorted(edited, key=lambda t: (-total[t], t))
+    zero = sorted(types - edited, key=lambda t: (-total[t], t))
+    beta = float((info.options.get("beta") if info else None) or 0.5)
+    f_name = f"F{beta:g}"
+    title = ("edit outcomes against the best reference per sentence (TP / FP necessary / "
+             "FP unnecessary / FN)" if table == OUTCOME_TABLE else
+             f"{table}: counts of the metric's chosen references")
+    if report.inputs.get("type_scheme"):  # shown tables were re-typed (see the note)
+        title += ", ERRANT types (re-typed)"
+    head = ('<th data-sort="text">type</th><th data-sort="num" title="TP + FP + FN summed '
+            'over the systems">edits</th>'
+            + "".join(f"<th data-sort=\"num\">{_e(s)}</th>" for s in systems))
+
+    def rows(ts: Sequence[str]) -> str:
+        return "".join(f"<tr><th scope=\"row\">{_e(t)}</th><td data-v=\"{total[t]}\">{total[t]}"
+                       f"</td>{''.join(_type_cell(lookup.get((s, t))) for s in systems)}</tr>"
+                       for t in ts)
+
+    outcomes = table == OUTCOME_TABLE
+    counts = (["TP", "FP necessary", "FP unnecessary", "FN"] if outcomes else ["TP", "FP", "FN"])
+    header = ["type", "edits"] + [f"{s} {c}" for s in systems for c in [*counts, f_name]]
+
+    def values(t: str) -> list[Any]:
+        out: list[Any] = [t, total[t]]
+        for s in systems:
+            r = lookup.get((s, t))
+            if r is None:
+                out += [None] * (len(counts) + 1)
+            else:
+                out += ([r.tp, r.fp_ne, r.fp_un, r.fn] if outcomes else [r.tp, r.fp, r.fn])
+                out.append(r.f)
+        return out
+
+    buttons = page.exports.table(
+        f"types-{table}", title, header, [values(t) for t in active + zero],
+        latex_rows=[values(t) for t in active])
+    folded = (f'<details class="zero-types"><summary>{len(zero)} type'
+              f'{"" if len(zero) == 1 else "s"} no system edited (F 0 for every system; '
+              "their missed edits in FN)</summary>"
+              f'<table class="typetable zero-table"><thead><tr>{head}</tr></thead>'
+              f"<tbody>{rows(zero)}</tbody></table></details>" if zero else "")
+    shown = (f'<table class="sortable typetable"><thead><tr>{head}</tr></thead>'
+             f"<tbody>{rows(active)}</tbody></table>" if active else
+             '<p class="meta">No system made an edit of any type.</p>')
+    return (f'<section class="types" data-table="{_e(table)}"><details{" open" if opened else ""}>'
+            f"<summary><h3>{_e(title)}</h3></summary>{buttons}"
+            f'<p class="meta">Each cell: {_e(f_name)}, then TP/FP/FN'
+            f'{" (FP: necessary + unnecessary, split on hover)" if outcomes else ""}; types with '
+            "the most edits first.</p>"
+            f'<div class="scroll">{shown}</div>{folded}</details></section>')
+
+
+def _type_tables(page: Page) -> str:
+    report = page.report
+    blocks = [_type_table(page, table, per_sys, k == 0)
+              for k, (table, per_sys) in enumerate(report.per_type.items())]
     scheme = report.inputs.get("type_scheme")
     if not blocks:
         if scheme:  # the tables were refused: why
             return f'<p class="types-note">{_e(scheme[:1].upper() + scheme[1:])}.</p>'
         return "<p>No per-type counts: no metric gave them and the references are not M2.</p>"
     note = f'<p class="meta types-note">Note: {_e(scheme)}.</p>' if scheme else ""
-    switch = note + ('<p>Show: <select id="type-cell"><option value="f">F0.5</option>'
-              '<option value="tp">TP</option><option value="fp">FP</option>'
-              '<option value="fn">FN</option></select> (hover a cell for all counts)</p>')
-    return switch + "".join(blocks)
+    return note + "".join(blocks)
 
 
-def _attribution_tables(report: Report) -> str:
+def _attribution_tables(page: Page) -> str:
     """Per attributed metric, a type x system table of the sums of the edits' shares of
     delta M (full ERRANT types), green where the edits of a type raised the metric, red
     where they lowered it; the edit count and mean on hover. A metric that cannot be
     attributed gets its note."""
+    report = page.report
     blocks = []
     for name, t in report.attributions.items():
         if t.note is not None:
@@ -293,11 +379,11 @@ def _attribution_tables(report: Report) -> str:
             continue
         if not t.rows:
             continue
-        systems = [s for s in report.systems if s in t.rows]
+        systems = [s for s in page.order(name) if s in t.rows]
         lookup = {(s, r.type): r for s in systems for r in t.rows[s]}
         types = sorted({r.type for rows in t.rows.values() for r in rows})
         top = max((abs(r.value) for r in lookup.values()), default=0.0) or 1.0
-        rows = []
+        rows, data = [], []
         for ty in types:
             cells = []
             for s in systems:
@@ -312,13 +398,18 @@ def _attribution_tables(report: Report) -> str:
                 cells.append(f'<td title="{_e(tip)}" data-v="{r.value:.10g}" '
                              f'style="background:rgba({colour},{a:.3f})">{r.value:+.4f}</td>')
             rows.append(f"<tr><th scope=\"row\">{_e(ty)}</th>{''.join(cells)}</tr>")
-        total = "".join(f"<td>{math.fsum(r.value for r in t.rows[s]):+.4f}</td>"
-                        for s in systems)
+            data.append([ty, *(r.value if (r := lookup.get((s, ty))) else None
+                               for s in systems)])
+        sums = [math.fsum(r.value for r in t.rows[s]) for s in systems]
+        total = "".join(f"<td>{v:+.4f}</td>" for v in sums)
         delta = "".join(f"<td>{t.delta[s]:+.4f}</td>" for s in systems)
         head = "".join(f"<th data-sort=\"num\">{_e(s)}</th>" for s in systems)
+        data += [["all types", *sums], [f"delta {name}", *(t.delta[s] for s in systems)]]
+        title = f"{name} by error type, {t.describe()}"
+        buttons = page.exports.table(f"attribution-{name}", title, ["type", *systems], data)
         blocks.append(
             f'<section class="types attr-types" data-metric="{_e(name)}"><details open>'
-            f"<summary><h3>{_e(name)} by error type, {_e(t.describe())}</h3></summary>"
+            f"<summary><h3>{_e(title)}</h3></summary>{buttons}"
             f'<table class="sortable typetable"><thead><tr><th data-sort="text">type</th>{head}'
             f"</tr></thead><tbody>{''.join(rows)}</tbody>"
             f"<tfoot><tr><th scope=\"row\">all types</th>{total}</tr>"
@@ -328,7 +419,8 @@ def _attribution_tables(report: Report) -> str:
 
 
 def _browser_data(report: Report) -> dict[str, Any]:
-    """Compact sentence data for the page (arrays, type/outcome indices)."""
+    """Compact sentence data for the page (arrays, type/outcome indices); the systems in
+    :func:`system_order`."""
     types: list[str] = []
     tindex: dict[str, int] = {}
 
@@ -339,7 +431,7 @@ def _browser_data(report: Report) -> dict[str, Any]:
         return tindex[t]
 
     metrics = [m.name for m in report.metrics]
-    systems = list(report.systems)
+    systems = system_order(report)
     attributed = [name for name, t in report.attributions.items() if t.shares]
     scale = {name: max((abs(e.value) for shares in report.attributions[name].shares.values()
                         for sh in shares for e in sh.edits if math.isfinite(e.value)),
@@ -405,183 +497,18 @@ def _script_json(obj: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-CSS = """
-:root{--tp:%(tp)s;--fpne:%(fp_ne)s;--fpun:%(fp_un)s;--fn:%(fn)s;--fg:#222;--muted:#666}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
-margin:0 auto;max-width:1200px;padding:0 16px 40px}
-header{border-bottom:1px solid #ddd;margin-bottom:12px}
-h1{font-size:22px;margin:16px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #eee}
-h3{font-size:15px;margin:16px 0 6px}small,.meta,.ci,.sig{color:var(--muted)}
-nav a{margin-right:14px}
-table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;white-space:nowrap}
-th[scope=row],thead th:first-child{text-align:left}thead th{background:#f5f5f5;cursor:pointer}
-td.best{font-weight:600}td.empty{color:#bbb}
-.typetable td{min-width:42px}.scroll{overflow-x:auto}
-.sig code{word-break:break-all}summary h3{display:inline-block;cursor:pointer}
-.chart text{font-size:11px;fill:#333}.chart .grid{stroke:#e5e5e5}.chart .val{fill:#555;font-size:9px}
-.sigmatrix td.sig-better{background:#d9f0d3}.sigmatrix td.sig-worse{background:#fbd5d5}
-.sigmatrix td.not-sig{color:var(--muted)}
-#controls{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid #eee;z-index:1}
-#controls label{margin-right:12px}#controls input[type=search]{width:220px}
-.legend span{display:inline-block;margin-right:12px}
-.sw{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:4px}
-.card{border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;margin:10px 0}
-.card .idx{color:var(--muted);font-size:12px}
-.line{margin:3px 0;display:flex;gap:8px}.line .lab{flex:0 0 110px;color:var(--muted);
-text-align:right;font-size:12px;padding-top:2px;overflow:hidden;text-overflow:ellipsis}
-.line .txt{flex:1;word-wrap:break-word}.line .sc{color:var(--muted);font-size:12px;white-space:nowrap}
-.e{border-radius:3px;padding:0 2px;margin:0 1px}
-.e del{text-decoration:line-through;opacity:.75}.e ins{text-decoration:none;font-weight:600}
-.e.tp{background:color-mix(in srgb,var(--tp) 22%%,white);border-bottom:2px solid var(--tp)}
-.e.fp_ne{background:color-mix(in srgb,var(--fpne) 22%%,white);border-bottom:2px solid var(--fpne)}
-.e.fp_un{background:color-mix(in srgb,var(--fpun) 20%%,white);border-bottom:2px solid var(--fpun)}
-.e.fn{border:1px dashed var(--fn);color:var(--fn);font-size:12px}
-.e.ref{background:#eee;border-bottom:2px solid #aaa}
-.e.edit{background:#f3f3f3;border-bottom:2px solid #999}
-.e.attr.helped{border-bottom:2px solid var(--tp)}.e.attr.hurt{border-bottom:2px solid var(--fpun)}
-.e.attr.neutral{border-bottom:2px solid #999}
-.e.dim{opacity:.35}
-#pager{margin:10px 0}#pager button{margin-right:6px}
-"""
-
-JS = r"""
-(function(){
-'use strict';
-var D=JSON.parse(document.getElementById('gecscope-data').textContent);
-var PAGE=25,page=0,matches=[],colourBy=(D.attributed||[]).length?0:-1;
-var $=function(id){return document.getElementById(id);};
-function esc(s){return String(s).replace(/[&<>"]/g,function(c){
-  return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c];});}
-function applyEdits(toks,edits){ // hypothesis text from source tokens + its (non-FN) edits
-  var out=[],pos=0;edits.forEach(function(e){if(e[4]===3||e[0]<pos)return;
-    out=out.concat(toks.slice(pos,e[0]));if(e[2])out.push(e[2]);pos=e[1];});
-  return out.concat(toks.slice(pos)).join(' ');}
-function signed(v){var a=Math.abs(v);
-  return (v>0?'+':v<0?'−':'±')+(a>=0.001||a===0?a.toFixed(4):a.toExponential(2));}
-function shareColour(v,m){ // green: the edit raised the metric, red: it lowered it
-  var top=(D.attribution_scale||[])[m]||0,a=top>0?0.15+0.65*Math.min(1,Math.abs(v)/top):0;
-  if(v>0)return 'rgba(26,152,80,'+a.toFixed(3)+')';if(v<0)return 'rgba(214,39,40,'+a.toFixed(3)+')';
-  return 'rgba(128,128,128,0.15)';}
-function badge(toks,e,kind,flt){ // one edit as a coloured span
-  var s=e[0],t=e[1],cor=e[2],type=D.types[e[3]];
-  var oc=kind==='ref'?'ref':e[4]<0?'edit':D.outcomes[e[4]];
-  var orig=toks.slice(s,t).join(' ');
-  var tip=(kind==='ref'||e[4]<0?'':D.outcome_labels[e[4]]+' · ')+type+': '+(orig||'∅')+' → '+(cor||'∅');
-  var shares=kind==='ref'?null:e[5],attr='',style='';
-  if(shares){shares.forEach(function(v,m){if(v!==null)tip+=' · '+D.attributed[m]+' share '+signed(v)+
-    ' ('+D.attribution_methods[m]+')';});
-    if(colourBy>=0&&shares[colourBy]!==null&&shares[colourBy]!==undefined){var v=shares[colourBy];
-      attr=' attr '+(v>0?'helped':v<0?'hurt':'neutral');
-      style=' style="background:'+shareColour(v,colourBy)+'" data-attribution="'+v+'"';}}
-  var dim=flt&&!flt(e)?' dim':'';
-  var body=oc==='fn'?(orig?'<del>'+esc(orig)+'</del>':'')+'→<ins>'+esc(cor||'∅')+'</ins>'
-    :(orig?'<del>'+esc(orig)+'</del>':'')+(orig&&cor?' ':'')+(cor?'<ins>'+esc(cor)+'</ins>':'');
-  return '<span class="e '+oc+attr+dim+'" data-outcome="'+oc+'" data-type="'+esc(type)+'" title="'+esc(tip)+'"'+style+'>'+body+'</span>';}
-function render(toks,edits,kind,flt){ // kind: 'hyp' (coloured by outcome) or 'ref'
-  var html=[],pos=0,i;
-  var ev=edits.slice().sort(function(a,b){return a[0]-b[0]||a[1]-b[1];});
-  function plain(to){if(to>pos){html.push(esc(toks.slice(pos,to).join(' ')));pos=to;}}
-  ev.forEach(function(e){
-    var s=e[0],t=e[1];
-    if(kind==='hyp'&&e[4]===3){plain(Math.min(s,toks.length));html.push(badge(toks,e,kind,flt));return;}
-    if(s<pos)return; plain(s); html.push(badge(toks,e,kind,flt)); pos=t;});
-  plain(toks.length);
-  return html.join(' ');}
-function filters(){
-  var sys=$('f-system').value,oc=$('f-outcome').value,ty=$('f-type').value;
-  return {sys:sys===''?null:+sys,oc:oc===''?null:+oc,ty:ty===''?null:+ty,
-    q:$('f-search').value.trim().toLowerCase()};}
-function editOk(f){return function(e){return (f.oc===null||e[4]===f.oc)&&(f.ty===null||e[3]===f.ty);};}
-function visibleSystems(f){var out=[];D.systems.forEach(function(_,k){
-  if(f.sys===null||f.sys===k)out.push(k);});return out;}
-function matchesSentence(s,f){
-  var ok=editOk(f),syss=visibleSystems(f);
-  if(f.oc!==null||f.ty!==null){
-    if(!syss.some(function(k){var x=s[2][k];return x&&x[2].some(ok);}))return false;}
-  if(f.q){var toks=s[0].split(' ');
-    var hay=[s[0]].concat(s[1].map(function(r){return r[2]?r[2]:applyEdits(toks,r[1].map(function(e){
-      return [e[0],e[1],e[2],e[3],0];}));}));
-    syss.forEach(function(k){var x=s[2][k];if(x)hay.push(x[0]!==null?x[0]:applyEdits(toks,x[2]));});
-    if(hay.join('\n').toLowerCase().indexOf(f.q)<0)return false;}
-  return true;}
-function card(i,f){
-  var s=D.sentences[i],toks=s[0].split(' '),ok=(f.oc!==null||f.ty!==null)?editOk(f):null;
-  var h=['<div class="card" data-index="'+i+'"><div class="idx">sentence '+(i+1)+'</div>'];
-  h.push('<div class="line src"><span class="lab">source</span><span class="txt">'+esc(s[0])+'</span></div>');
-  s[1].forEach(function(r){h.push('<div class="line ref"><span class="lab">reference '+r[0]+
-    '</span><span class="txt">'+(r[2]?esc(r[2]):render(toks,r[1],'ref',null))+'</span></div>');});
-  visibleSystems(f).forEach(function(k){var x=s[2][k];if(!x)return;
-    var sc=x[3].map(function(v,m){return v===null||v===undefined?'':D.metrics[m]+' '+v.toFixed(3);})
-      .filter(Boolean).join(' · ');
-    var nonfn=x[2].some(function(e){return e[4]!==3;});
-    var txt=(x[0]!==null&&!nonfn)?esc(x[0])+' '+x[2].map(function(e){return badge(toks,e,'hyp',ok);}).join(' ')
-      :render(toks,x[2],'hyp',ok);
-    h.push('<div class="line hyp" data-system="'+esc(D.systems[k])+'"><span class="lab" title="'+
-      esc(D.systems[k])+(x[1]!==null?' (vs reference '+x[1]+')':'')+'">'+esc(D.systems[k])+
-      '</span><span class="txt">'+txt+'</span><span class="sc">'+esc(sc)+'</span></div>');});
-  h.push('</div>');return h.join('');}
-function legend(){var a=$('attr-legend'),o=$('outcome-legend');if(!a||!o)return;
-  a.hidden=colourBy<0;o.hidden=colourBy>=0;
-  if(colourBy>=0)$('attr-metric').textContent=D.attributed[colourBy];}
-function update(resetPage){
-  var f=filters();if(resetPage)page=0;
-  matches=[];for(var i=0;i<D.sentences.length;i++)if(matchesSentence(D.sentences[i],f))matches.push(i);
-  var pages=Math.max(1,Math.ceil(matches.length/PAGE));if(page>=pages)page=pages-1;
-  var shown=matches.slice(page*PAGE,(page+1)*PAGE);
-  $('sentences-list').innerHTML=shown.map(function(i){return card(i,f);}).join('');
-  $('match-count').textContent=matches.length+' of '+D.sentences.length+' sentences';
-  $('page-info').textContent='page '+(page+1)+' of '+pages;
-  $('prev').disabled=page===0;$('next').disabled=page>=pages-1;}
-function init(){
-  var sel=$('f-system');D.systems.forEach(function(s,k){var o=document.createElement('option');
-    o.value=k;o.textContent=s;sel.appendChild(o);});
-  var ty=$('f-type');D.types.map(function(t,k){return [t,k];}).sort(function(a,b){
-    return a[0]<b[0]?-1:a[0]>b[0]?1:0;}).forEach(function(p){
-    var o=document.createElement('option');o.value=p[1];o.textContent=p[0];ty.appendChild(o);});
-  var oc=$('f-outcome');D.outcome_labels.forEach(function(l,k){var o=document.createElement('option');
-    o.value=k;o.textContent=l;oc.appendChild(o);});
-  var cb=$('f-colour');if(cb){(D.attributed||[]).forEach(function(m,k){var o=document.createElement('option');
-    o.value=k;o.textContent=m+' attribution ('+D.attribution_methods[k]+')';cb.appendChild(o);});
-    cb.value=String(colourBy);cb.addEventListener('change',function(){colourBy=+cb.value;legend();update(false);});}
-  legend();
-  ['f-system','f-outcome','f-type'].forEach(function(id){$(id).addEventListener('change',function(){update(true);});});
-  $('f-search').addEventListener('input',function(){update(true);});
-  $('prev').addEventListener('click',function(){page--;update(false);});
-  $('next').addEventListener('click',function(){page++;update(false);});
-  update(true);
-  if(location.hash){var t=document.getElementById(location.hash.slice(1));if(t)t.scrollIntoView();}}
-function sortable(){Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),function(t){
-  Array.prototype.forEach.call(t.tHead.rows[0].cells,function(th,col){th.addEventListener('click',function(){
-    var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows),num=th.dataset.sort==='num';
-    var dir=th.dataset.dir==='desc'?1:-1;th.dataset.dir=dir===1?'asc':'desc';
-    rows.sort(function(a,b){var x=a.cells[col],y=b.cells[col];
-      var u=num?parseFloat(x.dataset.v||x.textContent):x.textContent,v=num?parseFloat(y.dataset.v||y.textContent):y.textContent;
-      if(num){u=isNaN(u)?-Infinity:u;v=isNaN(v)?-Infinity:v;}
-      return (u<v?-1:u>v?1:0)*dir;});
-    rows.forEach(function(r){body.appendChild(r);});});});});}
-function typeCells(){var s=$('type-cell');if(!s)return;s.addEventListener('change',function(){
-  Array.prototype.forEach.call(document.querySelectorAll('.typetable td[data-f]'),function(td){
-    td.textContent=s.value==='f'?(+td.dataset.f).toFixed(3):td.dataset[s.value];
-    td.dataset.v=s.value==='f'?td.dataset.f:td.dataset[s.value];});});}
-sortable();typeCells();init();
-window.gecscopeReport={update:update,matches:function(){return matches.slice();}};
-})();
-"""
+def script_hash(script: str) -> str:
+    """The Content-Security-Policy source that allows one inline script: ``'sha256-…'`` of
+    its text exactly as it stands between ``<script>`` and ``</script>``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def render_html(report: Report, *, title: str = "gecscope evaluation report") -> str:
-    """The whole page as a string."""
-    charts = []
-    for m in report.metrics:
-        svg = disentangled_chart(report, m.name)
-        if svg is not None:
-            charts.append(f"<h3>{_e(m.name)}: disentangled scores</h3><div class=\"scroll\">"
-                          f"{svg}</div>")
-    n_sent = report.inputs.get("n_sentences", len(report.sentences))
-    meta = (f"{len(report.systems)} systems · {n_sent} sentences · references: "
-            f"{_e(', '.join(Path(p).name for p in report.inputs.get('references', [])))} · "
-            f"gecscope {_e(report.gecscope_version)} · {_e(report.created)}")
+# -- the sections, in page order --------------------------------------------------------------
+
+def scores_section(page: Page) -> Section:
+    """The systems x metrics table, then each metric's own table."""
+    report = page.report
     resampling = ""
     if report.resampling:
         r = report.resampling
@@ -590,10 +517,70 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
                       f"systems not significantly different ({_e(r['test'])}, p ≥ "
                       f"{r['alpha']}) from the best system of their cluster; cluster 1 in bold."
                       "</p>")
-    warnings = "".join(f"<p class=\"meta\">note: {_e(w)}</p>"
-                       for w in report.inputs.get("warnings", []))
-    legend = "".join(f'<span><i class="sw" style="background:{COLOURS[o]}"></i>'
-                     f"{_e(OUTCOME_LABELS[o])}</span>" for o in OUTCOMES)
+    order = (f'<p class="meta">Systems by {_e(report.metrics[0].name)} '
+             f"{_e(report.metrics[0].main)}, best first; a metric's own tables and figures by "
+             "its own score.</p>" if report.metrics else "")
+    return Section("scores", "Scores", "Scores", resampling + order + _overview(page)
+                   + "".join(_metric_table(page, m.name) for m in page.report.metrics))
+
+
+def significance_section(page: Page) -> Section | None:
+    """Per metric, the scores on their intervals and the matrix of paired tests."""
+    parts = []
+    for m in page.report.metrics:
+        plot, matrix = interval_chart(page.report, m.name), significance_matrix(page.report,
+                                                                                m.name)
+        if plot is not None:
+            parts.append(f"<h3>{_e(m.name)}: {_e(m.main)} with 95% intervals"
+                         f"{svg_button(figure_id('ci', m.name))}</h3>"
+                         f'<div class="scroll">{plot}</div>')
+        if matrix is not None:
+            alpha = float(page.report.resampling["alpha"]) if page.report.resampling else 0.05
+            parts.append(f"<h3>{_e(m.name)}: paired tests between every two systems"
+                         f"{_matrix_export(page, m.name)}</h3>"
+                         '<p class="meta legend sig-legend">Each cell: the p-value of the '
+                         "paired test, then <b>▲</b> where the row system scored higher, "
+                         "<b>▼</b> where the column system did (hover for the difference). "
+                         f"Shaded where p &lt; {alpha:g}: green, the row system is "
+                         "significantly better; red, significantly worse.</p>"
+                         f'<div class="scroll">{matrix}</div>')
+    if not parts:
+        return None
+    return Section("significance", "Significance", "Intervals and significance", "".join(parts))
+
+
+def disentangled_section(page: Page) -> Section | None:
+    """CLEME2.0's four scores, per metric that has them."""
+    charts = []
+    for m in page.report.metrics:
+        svg = disentangled_chart(page.report, m.name)
+        if svg is not None:
+            charts.append(f"<h3>{_e(m.name)}: disentangled scores"
+                          f"{svg_button(figure_id('disentangled', m.name))}</h3>"
+                          f'<div class="scroll">{svg}</div>')
+    if not charts:
+        return None
+    return Section("disentangled", "CLEME2.0", "Hit, wrong, under and over-correction",
+                   "".join(charts))
+
+
+def types_section(page: Page) -> Section:
+    """The per-type tables (metrics' counts, edit outcomes, attributions)."""
+    return Section("types", "Error types", "Error types",
+                   _type_tables(page) + _attribution_tables(page))
+
+
+def sentences_section(page: Page) -> Section | None:
+    """The sentence browser (its data in a JSON block; the page's script draws it)."""
+    report = page.report
+    if not report.sentences:
+        return None
+    legend = "".join(
+        f'<span><i class="sw" style="background:{COLOURS[o]}"></i>{_e(OUTCOME_LABELS[o])}</span>'
+        for o in OUTCOMES if o != "fn")
+    legend += ('<span>FN, a missed edit: a number<i class="e fn fn-sample"></i> after the '
+               '<span class="fn-span">underlined</span> words (or where a word is missing); '
+               "the correction on hover</span>")
     colour_by, attr_legend = "", ""
     if any(t.shares for t in report.attributions.values()):
         colour_by = ('<label>colour edits by <select id="f-colour"><option value="-1">outcome'
@@ -604,34 +591,7 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
             '<b id="attr-metric"></b></span><span><i class="sw" '
             f'style="background:{COLOURS["fp_un"]}"></i>hurt: it lowered it</span>'
             "<span>(deeper: a larger share; the value on hover)</span></div>")
-    sections = [
-        '<section id="scores"><h2>Scores</h2>', resampling, '<div class="scroll">',
-        _overview(report), "</div>",
-        "".join(_metric_table(report, m.name) for m in report.metrics), "</section>",
-    ]
-    significance = []
-    for m in report.metrics:
-        plot, matrix = interval_chart(report, m.name), significance_matrix(report, m.name)
-        if plot is not None:
-            significance.append(f"<h3>{_e(m.name)}: {_e(m.main)} with 95% intervals</h3>"
-                                f'<div class="scroll">{plot}</div>')
-        if matrix is not None:
-            significance.append(f"<h3>{_e(m.name)}: paired tests between every two systems"
-                                "</h3><p class=\"meta\">Sign of row − column, then p; shaded "
-                                "where significant (green: the row system is better).</p>"
-                                f'<div class="scroll">{matrix}</div>')
-    if significance:
-        sections += ['<section id="significance"><h2>Intervals and significance</h2>',
-                     *significance, "</section>"]
-    if charts:
-        sections += ['<section id="disentangled"><h2>Hit, wrong, under and over-correction</h2>',
-                     *charts, "</section>"]
-    sections += ['<section id="types"><h2>Error types</h2><div class="scroll">',
-                 _type_tables(report), _attribution_tables(report), "</div></section>"]
-    if report.sentences:
-        sections += [
-            '<section id="sentences"><h2>Sentences</h2>',
-            ('<div id="controls"><label>search <input type="search" id="f-search" '
+    body = ('<div id="controls"><label>search <input type="search" id="f-search" '
             'placeholder="words in any line"></label>'
             '<label>system <select id="f-system"><option value="">all systems</option>'
             "</select></label>"
@@ -645,24 +605,37 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
             '<div id="sentences-list"></div>'
             '<div id="pager"><button id="prev" type="button">previous</button>'
             '<button id="next" type="button">next</button><span id="page-info"></span></div>'
-            "</section>"),
-            (f'<script id="gecscope-data" type="application/json">'
-            f"{_script_json(_browser_data(report))}</script>"),
-            f"<script>{JS}</script>",
-        ]
-    nav = ('<nav><a href="#scores">Scores</a>'
-           + ('<a href="#significance">Significance</a>' if significance else "")
-           + ('<a href="#disentangled">CLEME2.0</a>' if charts else "")
-           + '<a href="#types">Error types</a>'
-           + ('<a href="#sentences">Sentences</a>' if report.sentences else "") + "</nav>")
-    css = CSS % COLOURS
+            f'<script id="gecscope-data" type="application/json">'
+            f"{_script_json(_browser_data(report))}</script>")
+    return Section("sentences", "Sentences", "Sentences", body)
+
+
+def render_html(report: Report, *, title: str = "gecscope evaluation report") -> str:
+    """The whole page as a string."""
+    page = Page(report)
+    sections = [s for s in (scores_section(page), significance_section(page),
+                            disentangled_section(page), types_section(page),
+                            sentences_section(page)) if s is not None]
+    n_sent = report.inputs.get("n_sentences", len(report.sentences))
+    meta = (f"{len(report.systems)} systems · {n_sent} sentences · references: "
+            f"{_e(', '.join(Path(p).name for p in report.inputs.get('references', [])))} · "
+            f"gecscope {_e(report.gecscope_version)} · {_e(report.created)}")
+    warnings = "".join(f"<p class=\"meta\">note: {_e(w)}</p>"
+                       for w in report.inputs.get("warnings", []))
+    nav = "<nav>" + "".join(f'<a href="#{_e(s.id)}">{_e(s.nav)}</a>' for s in sections) + "</nav>"
+    scripts = [JS, *(x for s in sections for x in s.scripts)]
+    csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src "
+           + " ".join(dict.fromkeys(script_hash(x) for x in scripts)) + "; img-src data:")
+    exports = (f'<script id="gecscope-exports" type="application/json">'
+               f"{_script_json(page.exports.tables)}</script>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-            f"<title>{_e(title)}</title><style>{css}</style></head><body>"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">"
+            f"<title>{_e(title)}</title><style>{CSS % COLOURS}{''.join(s.css for s in sections)}"
+            "</style></head><body>"
             f"<header><h1>{_e(title)}</h1><p class=\"meta\">{meta}</p>{warnings}{nav}</header>"
-            + "".join(sections) + "</body></html>\n")
+            + "".join(s.html() for s in sections) + exports + f"<script>{JS}</script>"
+            + "</body></html>\n")
 
 
 def write_report_html(path: str | Path, report: Report, *, title: str | None = None) -> None:
