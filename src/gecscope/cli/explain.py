@@ -8,6 +8,9 @@ scores and the reference a sentence-level evaluation picks.
 With ``--attribution METHOD`` it works for any metric with a sentence score (``-m``): each of
 the hypothesis' edits with its share of the sentence's score change
 (:func:`gecscope.explain.attribute`; docs/explain.md).
+
+With ``--top N -m METRIC`` it ranks the whole corpus (:func:`gecscope.explain.corpus_costs`):
+the N sentences, edits and error types that cost the system most and that earned it most.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ EMPTY = "\u2205"  # shown for an empty chunk (a deletion, or the source side of 
 #: ``--attribution`` methods (those of :data:`gecscope.explain.METHODS`, which a test keeps equal;
 #: listed here so that ``--help`` imports nothing heavy)
 ATTRIBUTION_METHODS = ("add", "sub", "shapley", "shapley_sampling")
+#: ``--rank-by`` choices (:data:`gecscope.explain.RANK_BY`, kept equal by a test)
+RANK_BY = ("corpus", "sentence")
 
 
 def add_parser(sub: Any) -> None:
@@ -58,6 +63,16 @@ def add_parser(sub: Any) -> None:
                         "shapley_sampling (default: 64)")
     g.add_argument("--seed", type=int, default=0,
                    help="seed of the sampled edit orders (default: 0)")
+    c = p.add_argument_group("corpus view (docs/explain.md)")
+    c.add_argument("--top", type=int, default=None, metavar="N",
+                   help="rank the whole corpus instead of showing sentences: the N sentences, "
+                        "edits and error types that cost the system most and the N that "
+                        "earned it most under -m METRIC (edits attributed with "
+                        "--attribution, default shapley)")
+    c.add_argument("--rank-by", choices=list(RANK_BY), default=None,
+                   help="--top: rank sentences by their effect on the corpus score (corpus: "
+                        "the score minus the score with the sentence left as its source; "
+                        "default) or by their sentence score change (sentence)")
     p.add_argument("--assumption", choices=["dependent", "independent"], default=None,
                    help="correction assumption (default: dependent)")
     p.add_argument("--weighting", choices=["none", "length", "similarity", "llm"], default=None,
@@ -85,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
     from gecscope.errors import ConfigError
     from gecscope.metrics.cleme import explain
 
+    if args.top is not None:
+        return run_top(args)
+    if args.rank_by is not None:
+        raise ConfigError("--rank-by goes with --top N")
     if args.attribution is not None:
         return run_attribution(args)
     for flag, value in (("--max-exact", args.max_exact), ("--samples", args.samples)):
@@ -268,4 +287,134 @@ def render_attribution(s: dict[str, Any], metric: str) -> str:
     lines.extend("  " + line for line in table.splitlines())
     total = sum(e["value"] for e in s["edits"])
     lines.append(f"sum of attributions {total:+.4f} (change {s['delta']:+.4f})")
+    return "\n".join(lines)
+
+
+def run_top(args: argparse.Namespace) -> int:
+    """``explain --top N -m METRIC``: the sentences, edits and error types that cost the
+    system most and earned it most, as text or JSON (:func:`gecscope.explain.corpus_costs`)."""
+    from gecscope.cli._common import Progress, dump_json, make_metric
+    from gecscope.cli._inputs import load_inputs
+    from gecscope.errors import ConfigError
+    from gecscope.execution.pool import default_jobs
+    from gecscope.explain import MAX_EXACT, SAMPLES, corpus_costs
+    from gecscope.explain.attribution import check_options, hypothesis_edits
+    from gecscope.explain.corpus import check_sentence_scores
+
+    if args.top < 1:
+        raise ConfigError(f"--top must be a whole number of at least 1, not {args.top}")
+    if args.metric is None:
+        raise ConfigError("--top needs the metric whose score is ranked: -m NAME (any metric "
+                          "with a sentence score, e.g. m2, errant, gleu, green)")
+    if args.all or args.sentence:
+        raise ConfigError("--top ranks every sentence of the corpus; it does not go with "
+                          "--sentence or --all")
+    for flag in ("assumption", "weighting"):
+        if getattr(args, flag) is not None:
+            raise ConfigError(f"--{flag} is a CLEME chunk-table option; give metric options "
+                              "with -o KEY=VALUE")
+    method = args.attribution or "shapley"
+    max_exact = MAX_EXACT if args.max_exact is None else args.max_exact
+    samples = SAMPLES if args.samples is None else args.samples
+    check_options(method, max_exact, samples)
+    metric = make_metric(args.metric, args.option)
+    check_sentence_scores(metric)
+    inputs = argparse.Namespace(**{**vars(args), "hyp": [args.hyp], "name": None})
+    data, hyps = load_inputs(inputs)
+    hyp = hyps[0]
+    metric.prepare_systems(data, [hyp])  # as evaluate of this one system (GoToScorer's weights)
+    jobs = args.jobs or default_jobs()
+    if jobs > 1 and data.known_hypothesis_m2(hyp) is None:
+        from gecscope.execution.plan import extract_edits
+
+        extract_edits(data, [hyp], jobs)
+    edited = sum(1 for e in hypothesis_edits(data, hyp) if e)
+    bar = Progress(edited, f"{metric.name} attribution", unit="sentences")
+    try:
+        costs = corpus_costs(metric, data, hyp, args.top, method,
+                             rank_by=args.rank_by or "corpus", max_exact=max_exact,
+                             samples=samples, seed=args.seed, jobs=jobs, progress=bar)
+    finally:
+        bar.close()
+    if args.format == "json":
+        sys.stdout.write(dump_json({
+            "hypothesis_file": args.hyp, "references": list(args.ref), "source": args.source,
+            "options": metric.options(), "max_exact": max_exact, "samples": samples,
+            "seed": args.seed, **costs.as_dict()}) + "\n")
+    else:
+        sys.stdout.write(render_costs(costs, max_exact) + "\n")
+    return 0
+
+
+def excerpt_text(source: str, edits: Any, context: int = 2, limit: int = 3) -> str:
+    """A sentence's first ``limit`` edits inline, ``[original -> correction]``, with a few
+    unchanged tokens around each (``…`` for the rest), and how many more there are."""
+    from gecscope.explain.corpus import excerpt
+
+    parts = []
+    for kind, a, b in excerpt(source, edits[:limit], context):
+        if kind == "gap":
+            parts.append("\u2026")
+        elif kind == "edit":
+            parts.append(f"[{a or EMPTY} -> {b or EMPTY}]")
+        else:
+            parts.append(a)
+    if len(edits) > limit:
+        more = len(edits) - limit
+        parts.append(f"(+{more} more edit{'s' if more > 1 else ''})")
+    return " ".join(parts)
+
+
+def render_costs(costs: Any, max_exact: int = 10) -> str:
+    """:class:`~gecscope.explain.CorpusCosts` as text: a headline, the ranked sentences,
+    edits and error types (the N costliest, then the N most earning, of each)."""
+    from gecscope.reports.text import render_table
+
+    c = costs
+    how = c.method
+    if c.sampled:
+        how += (f"; Shapley values sampled for {c.sampled} sentence"
+                f"{'s' if c.sampled != 1 else ''} with more than {max_exact} edits")
+    lines = [(f"{c.system}: {c.metric} {c.score:.4f} over {c.sentences} sentences, "
+             f"{c.edited} edited; edits attributed by {how}")]
+    if c.rank_by == "corpus":
+        lines.append(f"sentence change: {c.metric} of the corpus minus {c.metric} with that "
+                     "sentence left as its source (leave-one-out); edit attribution: its "
+                     f"share of its sentence's {c.metric} change")
+    else:
+        lines.append(f"sentence change: the sentence's {c.metric} minus the source's; edit "
+                     "attribution: its share of that change")
+    if c.undefined:
+        lines.append(f"{c.undefined} sentences with an undefined (NaN) score or attribution "
+                     "left out")
+    corpus = c.rank_by == "corpus"
+    for what, items in (("cost", c.sentence_cost), ("earned", c.sentence_gain)):
+        lines += ["", f"-- sentences that {what} {c.system} most --"]
+        if not items:
+            lines.append("(none)")
+            continue
+        header = ["rank", "sentence", *(["corpus change"] if corpus else []),
+                  "sentence change", "source -> hypothesis"]
+        rows = [[str(k), str(s.index + 1), *([f"{s.change:+.6f}"] if corpus else []),
+                 f"{s.delta:+.4f}", excerpt_text(s.source, s.edits)]
+                for k, s in enumerate(items, 1)]
+        lines.append(render_table(header, rows, left=(len(header) - 1,)))
+    for what, edits in (("cost", c.edit_cost), ("earned", c.edit_gain)):
+        lines += ["", f"-- edits that {what} {c.system} most --"]
+        if not edits:
+            lines.append("(none)")
+            continue
+        rows = [[str(k), str(e.index + 1), f"{e.start}-{e.end}",
+                 f"{e.original or EMPTY} -> {e.correction or EMPTY}", e.type,
+                 f"{e.value:+.4f}"] for k, e in enumerate(edits, 1)]
+        lines.append(render_table(["rank", "sentence", "span", "edit", "type", "attribution"],
+                                  rows, left=(2, 3, 4)))
+    for what, types in (("cost", c.type_cost), ("earned", c.type_gain)):
+        lines += ["", f"-- error types that {what} {c.system} most (sum of attributions) --"]
+        if not types:
+            lines.append("(none)")
+            continue
+        rows = [[str(k), t.type, str(t.edits), f"{t.total:+.4f}", f"{t.total / t.edits:+.4f}"]
+                for k, t in enumerate(types, 1)]
+        lines.append(render_table(["rank", "type", "edits", "sum", "mean"], rows, left=(1,)))
     return "\n".join(lines)

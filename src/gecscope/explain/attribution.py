@@ -233,6 +233,32 @@ def _batchable(metric: Metric[Any], data: EvalData) -> bool:
     return data.reference_file is None or data.reference_file.gold is None
 
 
+def variant_stats(metric: Metric[Any], data: EvalData, rows: Sequence[int],
+                  variants: Sequence[Tokens],
+                  edits: Sequence[Sentence] | None = None) -> list[Any]:
+    """The metric's statistics of each variant, variant ``k`` scored as a hypothesis of
+    sentence ``rows[k]`` (with the edits ``edits[k]`` when given, as from a hypothesis M2):
+    in one call of the metric's sentence path when the metric allows, else one sentence range
+    at a time (:meth:`~gecscope.metrics.base.Metric.range_stats`, each in its corpus place)."""
+    if not variants:
+        return []
+    if _batchable(metric, data):
+        m2 = Corpus(tuple(edits)) if edits is not None else None
+        hyp = Hypothesis("attribution", variants, m2)
+        stats = list(metric.sentence_stats(_rows(data, rows), hyp))
+    else:
+        stats = []
+        for k, (i, tokens) in enumerate(zip(rows, variants, strict=True)):
+            part = data.subset(i, i + 1)
+            one = Corpus((edits[k],)) if edits is not None else None
+            stats.extend(metric.range_stats(data, part,
+                                            Hypothesis("attribution", [tokens], one), i))
+    if len(stats) != len(variants):
+        raise ConfigError(f"metric {metric.name!r} gave {len(stats)} statistics for "
+                          f"{len(variants)} sentences")
+    return stats
+
+
 def score_variants(metric: Metric[Any], data: EvalData, rows: Sequence[int],
                    variants: Sequence[Tokens],
                    edits: Sequence[Sentence] | None = None) -> list[float]:
@@ -242,18 +268,13 @@ def score_variants(metric: Metric[Any], data: EvalData, rows: Sequence[int],
     at a time."""
     if not variants:
         return []
+    stats = variant_stats(metric, data, rows, variants, edits)
     if _batchable(metric, data):
-        m2 = Corpus(tuple(edits)) if edits is not None else None
-        hyp = Hypothesis("attribution", variants, m2)
-        values = metric.sentence_values(metric.sentence_stats(_rows(data, rows), hyp))
+        values = metric.sentence_values(stats)
     else:
         values = []
-        for k, (i, tokens) in enumerate(zip(rows, variants, strict=True)):
-            part = data.subset(i, i + 1)
-            one = Corpus((edits[k],)) if edits is not None else None
-            got = metric.sentence_values(
-                metric.range_stats(data, part, Hypothesis("attribution", [tokens], one), i))
-            values.extend(got or [])
+        for one in stats:
+            values.extend(metric.sentence_values([one]) or [])
     if values is None or len(values) != len(variants):
         raise ConfigError(f"metric {metric.name!r} gave no sentence score for every variant")
     return [float(x) for x in values]
