@@ -115,12 +115,65 @@ def _progress(verbose: bool) -> Any:
     return (lambda msg: print(f"  {msg}", file=sys.stderr, flush=True)) if verbose else None
 
 
+#: (module, function, stage) timed by --stages; metrics' own statistics are one stage each
+STAGES = (
+    ("gecscope.meta_eval.benchmarks", "load_gjg15", "reading the benchmarks"),
+    ("gecscope.meta_eval.benchmarks", "load_seeda", "reading the benchmarks"),
+    ("gecscope.meta_eval.significance", "correlation_interval", "system correlations (intervals)"),
+    ("gecscope.meta_eval.significance", "batch_correlation", "system correlations (intervals)"),
+    ("gecscope.meta_eval.significance", "metric_spa", "SPA"),
+    ("gecscope.meta_eval.significance", "pairwise_p_values", "SPA"),
+    ("gecscope.meta_eval.significance", "human_pairwise_p_values", "SPA"),
+    ("gecscope.meta_eval.significance", "spa_interval", "SPA"),
+    ("gecscope.meta_eval.ties", "tie_calibrated_agreement", "tie calibration (acc_eq, tau_eq)"),
+    ("gecscope.meta_eval.sentence", "sentence_agreement", "sentence agreement (acc, tau)"),
+    ("gecscope.meta_eval.significance", "permutation_sig_diff", "significance clusters"),
+    ("gecscope.meta_eval.significance", "compare_metrics", "significance clusters"),
+    ("gecscope.meta_eval.ties", "compare_calibrated", "significance clusters"),
+    ("gecscope.meta_eval.ranking", "aggregate_sentence_scores", "rankings from sentences (TS, EW)"),
+    ("gecscope.meta_eval.maege", "build_lattice", "MAEGE lattice and corpora"),
+    ("gecscope.meta_eval.maege", "sample_corpora", "MAEGE lattice and corpora"),
+    ("gecscope.meta_eval.maege", "score_nodes", "MAEGE node scoring (other than statistics)"),
+    ("gecscope.meta_eval.maege", "analyse", "MAEGE correlations (intervals)"),
+)
+TIMER: Any = None
+"""This process's StageTimer (--stages), else None."""
+
+
+def _instrument(names: tuple[str, ...]) -> Any:
+    """A StageTimer around :data:`STAGES` and the metrics' statistics (once per process)."""
+    global TIMER
+    if TIMER is None:
+        import importlib
+
+        from profile_stages import StageTimer, instrument_metrics, wrap_everywhere
+
+        import gecscope.meta_eval.maege
+        import gecscope.meta_eval.runner  # noqa: F401 - loads the modules that import by name
+
+        TIMER = StageTimer()
+        for module, name, stage in STAGES:
+            wrap_everywhere(TIMER, importlib.import_module(module), name, stage)
+    from profile_stages import instrument_metrics
+
+    from gecscope.registry import list_metrics
+
+    instrument_metrics(TIMER, [n for n in names if n in list_metrics()],
+                       "metric statistics: {}")
+    return TIMER
+
+
 def metric_task(data: Path, names: tuple[str, ...], maege: tuple[str, ...], permutations: int,
-                resamples: int, verbose: bool) -> dict[tuple[str, str], tuple[Any, float]]:
+                resamples: int, verbose: bool, stages: bool = False
+                ) -> dict[tuple[str, str], tuple[Any, float]]:
     """The table rows (scores, correlations, SPA, tie calibration) of every metric of
     ``names``, then MAEGE for those in ``maege``, in one process; per part its result (an
-    exception for a failed MAEGE) and its CPU seconds."""
+    exception for a failed MAEGE) and its CPU seconds (with ``stages``, under ``("stages",
+    "")`` the CPU seconds per stage this process spent)."""
     from _clock import cpu_seconds
+
+    timer = _instrument(names) if stages else None
+    before = dict(timer.seconds) if timer is not None else {}
 
     from gecscope.meta_eval.maege import run_maege
     from gecscope.meta_eval.runner import build_table
@@ -142,6 +195,9 @@ def metric_task(data: Path, names: tuple[str, ...], maege: tuple[str, ...], perm
             out[("maege", name)] = (exc, cpu_seconds() - c0)
             continue
         out[("maege", name)] = (m, cpu_seconds() - c0)
+    if timer is not None:
+        out[("stages", ",".join(names))] = ({k: v - before.get(k, 0.0)
+                                             for k, v in timer.seconds.items()}, 0.0)
     return out
 
 
@@ -157,6 +213,28 @@ def merge(parts: list[Any], permutations: int, resamples: int) -> Any:
                          first.system_sets, first.ties, levels=first.levels)
     add_wmt_statistics(result, permutations=permutations, resamples=resamples)
     return result
+
+
+def print_stages(done: dict[tuple[str, str], tuple[Any, float]], parent: Any,
+                 before: dict[str, float], merging: Clock, total: Clock) -> None:
+    """The CPU seconds per stage, summed over the workers and the final merge (the
+    intervals and significance clusters over all rows), against the run's CPU seconds."""
+    seconds: dict[str, float] = {}
+    for key, (part, _) in done.items():
+        if key[0] == "stages":
+            for stage, sec in part.items():
+                seconds[stage] = seconds.get(stage, 0.0) + sec
+    for stage, sec in parent.seconds.items():
+        seconds[stage] = seconds.get(stage, 0.0) + sec - before.get(stage, 0.0)
+    named = sum(seconds.values())
+    print(f"stages (CPU seconds, all processes; the merge: {merging}):")
+    print("| stage | CPU s | share |")
+    print("|---|---:|---:|")
+    for stage, sec in sorted(seconds.items(), key=lambda kv: -kv[1]):
+        print(f"| {stage} | {sec:.1f} | {sec / total.cpu:.0%} |")
+    print(f"| other (imports, model loading, glue) | {total.cpu - named:.1f} | "
+          f"{(total.cpu - named) / total.cpu:.0%} |")
+    print(f"| **total** | **{total.cpu:.1f}** | 100% |")
 
 
 def main() -> int:
@@ -177,6 +255,10 @@ def main() -> int:
                     help="worker processes, each running one metric family at a time (its "
                          "tables, then its MAEGE), longest first; the figures are those of "
                          "--jobs 1 (every task runs the one-process code path)")
+    ap.add_argument("--stages", action="store_true",
+                    help="also print the CPU seconds per stage (reading, each metric's "
+                         "statistics, spaCy parse, each meta-eval statistic, MAEGE), summed "
+                         "over the workers")
     args = ap.parse_args()
 
     from gecscope.registry import list_metrics
@@ -199,7 +281,7 @@ def main() -> int:
         if args.jobs == 1:
             for fam in families:
                 done.update(metric_task(args.data, fam, maege_set, args.permutations,
-                                        args.resamples, verbose))
+                                        args.resamples, verbose, args.stages))
         else:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -207,12 +289,17 @@ def main() -> int:
             with ProcessPoolExecutor(max_workers=args.jobs or None,
                                      mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [pool.submit(metric_task, args.data, fam, maege_set,
-                                       args.permutations, args.resamples, verbose)
+                                       args.permutations, args.resamples, verbose, args.stages)
                            for fam in families]
                 for fut in futures:
                     done.update(fut.result())
-        result = merge([done[("table", m)][0] for m in metrics], args.permutations,
-                       args.resamples)
+        parent = _instrument(()) if args.stages else None
+        before = dict(parent.seconds) if parent is not None else {}
+        with Clock() as merging:
+            result = merge([done[("table", m)][0] for m in metrics], args.permutations,
+                           args.resamples)
+    if args.stages:
+        print_stages(done, parent, before, merging, total)
     # MAEGE ran for the metrics the table ran (a metric without its model is skipped there
     # with the reason); any other MAEGE failure stops the run
     maege_metrics = [m for m in metrics if ("maege", m) in done]

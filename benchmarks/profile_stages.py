@@ -75,22 +75,24 @@ class StageTimer:
             setattr(owner, name, timed)
 
 
-def instrument(timer: StageTimer, metrics: list[str]) -> None:
-    """Wrap the functions of each stage (the modules are imported here, before the run)."""
-    import gecscope.cli._inputs as inputs
-    import gecscope.cli.evaluate as evaluate_cli
-    import gecscope.reports.model as model
-    import gecscope.reports.tables as tables
+def wrap_everywhere(timer: StageTimer, module: Any, name: str, stage: str) -> None:
+    """Wrap ``module.name`` and every ``from module import name`` copy of it in gecscope's
+    loaded modules (a function imported by name is looked up in the importing module)."""
+    original = getattr(module, name)
+    timer.wrap(module, name, stage)
+    timed = getattr(module, name)
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("gecscope") and mod is not module and \
+                getattr(mod, name, None) is original:
+            setattr(mod, name, timed)
+
+
+def instrument_metrics(timer: StageTimer, metrics: list[str], label: str = "{} statistics"
+                       ) -> None:
+    """Time each metric's statistics (its methods that score and check), one stage each."""
     from gecscope.alignment import errant as errant_align
     from gecscope.registry import get_metric
 
-    import gecscope.cli.check as check_cli
-    import gecscope.gate as gate
-
-    timer.wrap(inputs, "load_inputs", "reading (references, hypotheses)")
-    timer.wrap(gate, "admit", "gate (input checks, realignment)")
-    timer.wrap(check_cli, "print_summary", "check summary line")
-    timer.wrap(errant_align, "load_nlp", "loading spaCy")
     for name in ("parse_many", "doc"):
         timer.wrap(errant_align.ErrantAnnotator, name, "spaCy parse")
     for name in ("_annotate", "retype_corpus"):
@@ -100,7 +102,23 @@ def instrument(timer: StageTimer, metrics: list[str]) -> None:
         for meth in ("prepare_systems", "sentence_stats", "range_stats", "aggregate",
                      "sentence_values", "check_inputs", "check_hypothesis"):
             if meth in vars(cls) or any(meth in vars(b) for b in cls.__mro__[1:-1]):
-                timer.wrap(cls, meth, f"{m} statistics")
+                timer.wrap(cls, meth, label.format(m))
+
+
+def instrument(timer: StageTimer, metrics: list[str]) -> None:
+    """Wrap the functions of each stage (the modules are imported here, before the run)."""
+    import gecscope.cli._inputs as inputs
+    import gecscope.cli.check as check_cli
+    import gecscope.cli.evaluate as evaluate_cli
+    from gecscope import gate
+    from gecscope.alignment import errant as errant_align
+    from gecscope.reports import model, tables
+
+    timer.wrap(inputs, "load_inputs", "reading (references, hypotheses)")
+    timer.wrap(gate, "admit", "gate (input checks, realignment)")
+    timer.wrap(check_cli, "print_summary", "check summary line")
+    timer.wrap(errant_align, "load_nlp", "loading spaCy")
+    instrument_metrics(timer, metrics)
     timer.wrap(model, "build_report", "reporting (report model)")
     timer.wrap(tables, "format_evaluation", "reporting (tables)")
     timer.wrap(evaluate_cli, "build_metrics", "building the metrics")
