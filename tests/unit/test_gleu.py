@@ -174,3 +174,40 @@ def test_draw_totals_numpy_equal_the_loop() -> None:
         slow = _draw_totals(stats, draws, n_refs, 10)
         assert _draw_totals_numpy(stats, draws, n_refs, 10) == slow
         assert len({tuple(row) for row in slow}) > (n_refs > 1)  # the draws differ
+
+
+def _unmemoised_official(source, hyp, refs, order=4):
+    """The official statistics straight from the definition (``_official_numerator``), as the
+    module computed them before the content memo."""
+    from gecscope.metrics.gleu import _official_numerator, ngram_counts
+
+    rows = []
+    for ref in refs:
+        row = [len(hyp), len(ref)]
+        for n in range(1, order + 1):
+            row += [_official_numerator(ngram_counts(hyp, n), ngram_counts(ref, n),
+                                        ngram_counts(source, n)), max(len(hyp) + 1 - n, 0)]
+        rows.append(tuple(row))
+    return rows
+
+
+def test_memoised_official_statistics_equal_the_definition(shared_data) -> None:
+    # every sentence of JFLEG dev, the source and each reference as hypotheses (repeated
+    # n-grams, empty overlaps, identical sentences), and a shuffled copy
+    import random as _random
+
+    from gecscope.metrics.gleu import reference_stats
+
+    d = shared_data / "jfleg" / "dev"
+    src = [ln.split() for ln in (d / "dev.src").read_text(encoding="utf-8").splitlines()]
+    refs = [[ln.split() for ln in (d / f"dev.ref{k}").read_text(encoding="utf-8").splitlines()]
+            for k in range(4)]
+    rng = _random.Random(5)
+    for i, s in enumerate(src):
+        sentence_refs = [r[i] for r in refs]
+        shuffled = list(s)
+        rng.shuffle(shuffled)
+        for hyp in (s, sentence_refs[0], sentence_refs[3], shuffled, s + s[:3], []):
+            for order in (4, 2):
+                assert reference_stats(s, hyp, sentence_refs, order) == \
+                    _unmemoised_official(s, hyp, sentence_refs, order)

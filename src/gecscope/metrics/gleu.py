@@ -74,10 +74,48 @@ def _corrected_numerator(h: Counter[tuple[str, ...]], r: Counter[tuple[str, ...]
 _NUMERATORS = {"official": _official_numerator, "corrected": _corrected_numerator}
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _reference_side(source: tuple[str, ...], ref: tuple[str, ...], order: int
+                    ) -> tuple[tuple[Counter[tuple[str, ...]], Counter[tuple[str, ...]]], ...]:
+    """Per order, the reference's n-grams and the source's n-grams absent from the reference
+    (``S \\ R``): what the official numerator needs of a sentence whatever the hypothesis, so
+    every system scored against the same references counts them once. Read only."""
+    out = []
+    for n in range(1, order + 1):
+        r = ngram_counts(ref, n)
+        out.append((r, Counter({k: v for k, v in ngram_counts(source, n).items()
+                                if k not in r})))
+    return tuple(out)
+
+
+def _matches(h: Counter[tuple[str, ...]], other: Counter[tuple[str, ...]]) -> int:
+    """``|H & other|``, the size of the multiset intersection."""
+    return sum(min(v, other[k]) for k, v in h.items() if k in other)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _official_rows(source: tuple[str, ...], hyp: tuple[str, ...],
+                   refs: tuple[tuple[str, ...], ...], order: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`reference_stats` of the official variant, memoised by content: 13 systems that
+    leave a sentence unchanged, or correct it alike, cost one computation (integers: the same
+    whichever way they are computed)."""
+    grams = [ngram_counts(hyp, n) for n in range(1, order + 1)]
+    out = []
+    for ref in refs:
+        row = [len(hyp), len(ref)]
+        for n, (h, (r, s_not_r)) in enumerate(zip(grams, _reference_side(source, ref, order),
+                                                  strict=True), start=1):
+            row += [max(_matches(h, r) - _matches(h, s_not_r), 0), max(len(hyp) + 1 - n, 0)]
+        out.append(tuple(row))
+    return tuple(out)
+
+
 def reference_stats(source: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]],
                     order: int = 4, variant: str = "official") -> list[tuple[int, ...]]:
     """``(|H|, |R|, num_1, den_1, ..., num_n, den_n)`` of the hypothesis against each
     reference (the hypothesis' and source's n-grams are counted once for all references)."""
+    if variant == "official":
+        return list(_official_rows(tuple(source), tuple(hyp), tuple(map(tuple, refs)), order))
     numerator = _NUMERATORS[variant]
     grams = [(ngram_counts(hyp, n), ngram_counts(source, n)) for n in range(1, order + 1)]
     out = []
