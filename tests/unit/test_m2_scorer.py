@@ -343,3 +343,20 @@ def test_dynamic_programme_equals_brute_force_over_materialised_arcs() -> None:
         actual = [(a.start, a.hstart) for a in path[1:]]
         assert actual == [(a.end, a.hend) for a in path[:-1]]
         assert _brute_force_score(src, hyp, golds, k) == _dp_score(lat, golds, k)
+
+
+def test_one_metric_scoring_two_reference_sets_keeps_them_apart() -> None:
+    # the sentence memo is per references object: the same index and hypothesis against other
+    # gold edits is scored again, and a pickled metric carries no memo to a worker
+    import pickle
+
+    a = EvalData.from_m2(parse_m2("S He go home .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n"))
+    b = EvalData.from_m2(parse_m2("S He go home .\nA 3 4|||R:NOUN|||house|||REQUIRED|||-NONE-|||0\n"))
+    hyp = Hypothesis.from_texts(["He goes home ."], "sys")
+    metric = M2Metric()
+    first = metric.evaluate(a, hyp).score.fields
+    second = metric.evaluate(b, hyp).score.fields
+    assert (first["TP"], first["FP"], first["FN"]) == (1, 0, 0)
+    assert (second["TP"], second["FP"], second["FN"]) == (0, 1, 1)
+    assert metric.evaluate(a, hyp).score.fields == first
+    assert "_memo" in vars(metric) and "_memo" not in vars(pickle.loads(pickle.dumps(metric)))

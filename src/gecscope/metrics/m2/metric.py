@@ -193,11 +193,34 @@ class M2Metric(Metric[M2SentenceStats]):
         from gecscope.progress import tick
 
         gold = data.reference_edits()
+        # Systems scored against the same references often write the same sentence (the
+        # source, a common correction): its statistics are computed once per content (the
+        # gold sentence, the hypothesis and this metric's options), and are immutable.
+        memo = self._memo_for(gold)
         out = []
-        for sent, h in zip(gold.sentences, hyp.tokens, strict=True):
-            out.append(self.score_sentence(sent.source, h, sent))
+        for i, (sent, h) in enumerate(zip(gold.sentences, hyp.tokens, strict=True)):
+            key = (i, tuple(h))
+            stats = memo.get(key)
+            if stats is None:
+                stats = memo[key] = self.score_sentence(sent.source, h, sent)
+            out.append(stats)
             tick()
         return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the memo (a worker builds its own)."""
+        state = self.__dict__.copy()
+        state.pop("_memo", None)
+        return state
+
+    def _memo_for(self, gold: Any) -> dict[tuple[int, tuple[str, ...]], M2SentenceStats]:
+        """The sentence statistics already computed against ``gold`` (one references object
+        at a time: another one starts a new memo, so an index always means its sentence)."""
+        memo = getattr(self, "_memo", None)
+        if memo is None or memo[0] is not gold:
+            memo = (gold, {})
+            self._memo = memo
+        return memo[1]
 
     # -- corpus -------------------------------------------------------------------------------
 
