@@ -678,3 +678,116 @@ def test_plain_text_references_and_attributed_edits(chromium: str, tmp_path: Pat
         browser.js("(function(){var s=document.getElementById('f-search');s.value='apples';"
                    "s.dispatchEvent(new Event('input'));})()")
         assert browser.js(CARDS) == [1]
+
+
+# -- the corpus view: evaluate --html --top N and explain --top N --html ---------------------
+
+
+CSP_WATCH = ("window.cspViolations=[];document.addEventListener('securitypolicyviolation',"
+             "function(e){window.cspViolations.push(e.violatedDirective);})")
+COST_TABLES = ("Array.prototype.map.call(document.querySelectorAll('section.costs'),"
+               "function(s){return [s.dataset.system,s.dataset.metric,"
+               "s.querySelectorAll('table.costs-table').length,"
+               "s.querySelectorAll('button.dl').length];})")
+
+
+def _check_cost_downloads(browser: Browser, costs: list[Any], tmp_path: Path) -> None:
+    """Every costs table registered with CSV and LaTeX; a clicked CSV is the ranking."""
+    import csv
+    import io
+
+    browser.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=str(tmp_path))
+    keys = set(browser.js("window.gecscopeReport.exports()"))
+    c = costs[0]
+    key = f"costs-{c.system}-{c.metric}-sentences-gain"
+    assert key in keys and {k for k in keys if k.startswith("costs-")} == {
+        f"costs-{x.system}-{x.metric}-{what}-{sign}" for x in costs
+        for what, sign, items in (("sentences", "cost", x.sentence_cost),
+                                  ("sentences", "gain", x.sentence_gain),
+                                  ("edits", "cost", x.edit_cost), ("edits", "gain", x.edit_gain),
+                                  ("types", "cost", x.type_cost), ("types", "gain", x.type_gain))
+        if items}
+    browser.js(f"document.querySelector('button.dl[data-export=\"{key}\"]"
+               "[data-format=\"csv\"]').click()")
+    browser.js(f"document.querySelector('button.dl[data-export=\"{key}\"]"
+               "[data-format=\"latex\"]').click()")
+    rows = list(csv.reader(io.StringIO(_downloaded(tmp_path, f"gecscope-{key}.csv"),
+                                       newline="")))
+    assert [int(r[1]) for r in rows[1:]] == [s.index + 1 for s in c.sentence_gain]
+    change = rows[0].index("corpus change")
+    assert [float(r[change]) for r in rows[1:]] == [s.change for s in c.sentence_gain]
+    latex = _downloaded(tmp_path, f"gecscope-{key}.tex")
+    assert "\\begin{tabular}" in latex and latex.rstrip().endswith("\\end{tabular}")
+    assert browser.js("window.cspViolations") == []
+    assert browser.js("performance.getEntriesByType('resource').length") == 0
+
+
+def test_the_costs_section_of_the_report(chromium: str, tmp_path: Path) -> None:
+    from gecscope.explain import corpus_costs
+
+    toy = _load_toy_metrics()
+    data, hyps = toy.toy_corpus()
+    metrics = [toy.ExactMatch()]
+    results = [m.evaluate(data, h) for m in metrics for h in hyps]
+    report = build_report(data, hyps, results, metrics)
+    report.costs = [corpus_costs(m, data, h, 3) for m in metrics for h in hyps]
+    assert any(c.sentence_gain for c in report.costs)
+    path = tmp_path / "costs.html"
+    write_report_html(path, report)
+    for browser in _open(chromium, path):
+        browser.js(CSP_WATCH)
+        assert browser.js("document.querySelector('nav a[href=\"#costs\"]') !== null")
+        assert browser.js("document.querySelector('#costs h2').textContent") == \
+            "What cost each system most"
+        shown = browser.js(COST_TABLES)
+        # one block per system, in score order (best first), each with its tables' buttons
+        order = [s.system for s in sorted(report.scores, key=lambda s: -s.value)]
+        assert [s[0] for s in shown] == order
+        for (system, metric, tables, buttons), c in zip(
+                shown, sorted(report.costs, key=lambda c: order.index(c.system)), strict=True):
+            lists = [c.sentence_cost, c.sentence_gain, c.edit_cost, c.edit_gain, c.type_cost,
+                     c.type_gain]
+            assert (system, metric) == (c.system, c.metric)
+            assert tables == sum(1 for x in lists if x) and buttons == 2 * tables
+        # the numbers are the exact values, costs red and gains green
+        colours = browser.js("Array.prototype.map.call(document.querySelectorAll("
+                             "'section.costs td.num.gain'),function(t){"
+                             "return getComputedStyle(t).color;})")
+        assert colours and set(colours) == {"rgb(0, 100, 0)"}
+        _check_cost_downloads(browser, report.costs, tmp_path)
+
+
+def test_explain_top_writes_a_page(chromium: str, tmp_path: Path) -> None:
+    from gecscope.cli.main import main
+    from gecscope.explain import CorpusCosts
+
+    files = {}
+    for name, lines in (("src", ["the cat sit on mat", "she have two apple"]),
+                        ("ref", ["the cat sits on the mat", "she has two apples"]),
+                        ("hyp", ["the cat sits on mat .", "she has two apple"])):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    page, out = tmp_path / "view.html", tmp_path / "view.json"
+    argv = ["explain", "--ref", str(files["ref"]), "--source", str(files["src"]), "--hyp",
+            str(files["hyp"]), "--lang", "fr", "-j", "1", "--top", "3", "-m", "gleu",
+            "--format", "json", "--html", str(page)]
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0
+    out.write_text(buf.getvalue(), encoding="utf-8")
+    costs = CorpusCosts.from_dict(json.loads(buf.getvalue()))
+    browser = Browser(chromium, page.resolve().as_uri())
+    try:
+        browser.wait_for("document.readyState === 'complete' && "
+                         "document.querySelector('section.costs') !== null")
+        browser.js(CSP_WATCH)
+        assert browser.js(COST_TABLES)[0][:2] == ["hyp", "gleu"]
+        assert browser.js("document.querySelectorAll('section.costs tr[data-sentence]')"
+                          ".length") == len(costs.sentence_gain) + len(costs.sentence_cost) + \
+            len(costs.edit_cost) + len(costs.edit_gain)
+        _check_cost_downloads(browser, [costs], tmp_path)
+    finally:
+        browser.close()

@@ -175,3 +175,52 @@ def test_a_corrupt_m2_reference(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["explain", "-r", str(ref), "--hyp", str(hyp), "--top", "2", "-m", "m2",
                  "-j", "1"]) == 65
     assert "ref.m2" in capsys.readouterr().err
+
+
+def test_html_page_and_its_refusals(files: dict[str, str], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "view.html"
+    assert main(argv(files, "--top", "2", "-m", "gleu", "--html", str(page))) == 0
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and '<section class="costs"' in text
+    assert "Content-Security-Policy" in text and "http://" not in text
+    capsys.readouterr()
+    # --html without --top; a folder that does not exist (exit 73, the path named)
+    assert main(argv(files, "-m", "gleu", "--attribution", "add", "-n", "1", "--html",
+                     str(page))) == 64
+    assert "--html goes with --top N" in capsys.readouterr().err
+    bad = tmp_path / "missing" / "view.html"
+    assert main(argv(files, "--top", "2", "-m", "gleu", "--html", str(bad))) == 73
+    assert str(bad.parent) in capsys.readouterr().err
+
+
+def test_evaluate_top_adds_costs_to_the_report(files: dict[str, str], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="schema validation needs jsonschema")
+    from gecscope.reports.json import load_schema
+
+    out, page = tmp_path / "report.json", tmp_path / "report.html"
+    base = ["evaluate", "--ref", files["ref"], "--source", files["src"], "--hyp", files["hyp"],
+            "--lang", "fr", "-m", "gleu", "-j", "1"]
+    assert main([*base, "--top", "2", "--json-out", str(out), "--html", str(page)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.validate(doc, load_schema())
+    (costs,) = doc["costs"]
+    data = EvalData.from_texts(SOURCES, [REF], lang="fr")
+    api = corpus_costs(GLEUMetric(), data, Hypothesis.from_texts(HYPS, name="hyp"), 2)
+    assert CorpusCosts.from_dict(costs) == api
+    html = page.read_text(encoding="utf-8")
+    assert 'id="costs"' in html and "What cost each system most" in html
+    assert 'data-export="costs-hyp-gleu-sentences-gain"' in html
+    # without --top the report has no costs; --top alone has nowhere to go
+    assert main([*base, "--json-out", str(out)]) == 0
+    assert "costs" not in json.loads(out.read_text(encoding="utf-8"))
+    capsys.readouterr()
+    assert main([*base, "--top", "2"]) == 64
+    assert "--top N goes with --html FILE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--top", "0", "--json-out", str(out)])
+    # a tampered costs member fails the schema
+    doc["costs"][0]["rank_by"] = "edits"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, load_schema())

@@ -5,7 +5,9 @@ small Levenshtein-extractor data; bad inputs refused."""
 
 from __future__ import annotations
 
+import csv
 import html.parser
+import io
 import json
 import math
 from pathlib import Path
@@ -16,7 +18,9 @@ import pytest
 from gecscope.data import EvalData, Hypothesis
 from gecscope.errors import ConfigError
 from gecscope.explain import CorpusCosts, SentenceCost, attribute, corpus_costs
-from gecscope.explain.corpus import EditCost, excerpt
+from gecscope.explain.attribution import applied, hypothesis_edits
+from gecscope.explain.corpus import EditCost, excerpt, leave_one_out
+from gecscope.explain.swap import CorpusSwap, GreedyCountsSwap, corpus_swap
 from gecscope.gate import admit
 from gecscope.metrics.base import Metric, Score
 from gecscope.metrics.errant import ErrantMetric
@@ -24,6 +28,7 @@ from gecscope.metrics.gleu import GLEUMetric
 from gecscope.metrics.green import GREENMetric
 from gecscope.metrics.m2.metric import M2Metric
 from gecscope.reports.html_costs import render_costs_html
+from gecscope.reports.html_export import Exports
 from gecscope.types import Annotation, Corpus, Sentence
 
 ALL = 10**6  # a top that keeps every entry of each ranking
@@ -105,21 +110,27 @@ def test_m2_rankings_cover_every_edited_sentence_and_edit(
     # lower it, 379 raise it
     assert len(c.sentence_cost) + len(c.sentence_gain) == len(ranked) == 732
     assert ranked == edited and (len(c.sentence_cost), len(c.sentence_gain)) == (353, 379)
-    # Shapley values sum to each sentence's score change (sampled ones too)
+    # the edits' Shapley values of the corpus score sum to each sentence's leave-one-out
+    # change (sampled ones too), to float rounding: the changes are 1e-6 to 3e-3
     for s in c.sentence_cost + c.sentence_gain:
-        assert sum(e.value for e in s.edits) == pytest.approx(s.delta, abs=1e-12)
+        assert sum(e.value for e in s.edits) == pytest.approx(s.change, rel=1e-9, abs=1e-15)
+    # a one-edit sentence's edit gets the whole change
+    one = [s for s in c.sentence_cost + c.sentence_gain if len(s.edits) == 1]
+    assert len(one) > 100 and all(s.edits[0].value == s.change for s in one)
     # the per-type sums are the sums of the ranked edits (an edit of value 0 adds nothing)
     edits = c.edit_cost + c.edit_gain
     for t in c.type_cost + c.type_gain:
         assert t.total == pytest.approx(sum(e.value for e in edits if e.type == t.type),
-                                        abs=1e-9)
+                                        abs=1e-12)
     every = [e for s in c.sentence_cost + c.sentence_gain for e in s.edits]
     total = sum(t.total for t in c.type_cost + c.type_gain)
-    assert total == pytest.approx(sum(e.value for e in every), abs=1e-9)
-    # an edit's attribution is attribute()'s, for the sentence of the costliest edit
+    assert total == pytest.approx(sum(e.value for e in every), abs=1e-12)
+    # an edit's share is attribute()'s at the corpus level, for the costliest edit's sentence
     top = c.edit_cost[0]
-    (a,) = attribute(M2Metric(), data, hyp, "shapley", sentences=[top.index])
+    (a,) = attribute(M2Metric(), data, hyp, "shapley", sentences=[top.index], level="corpus")
     assert top.value in [e.value for e in a.edits]
+    assert (a.full, a.full - a.base) == (c.score, next(
+        s.change for s in c.sentence_cost + c.sentence_gain if s.index == top.index))
     assert c.sampled == 1  # one AMU sentence has more than 10 edits
 
 
@@ -137,6 +148,14 @@ def test_head_json_and_html(amu: tuple[EvalData, Hypothesis, CorpusCosts]) -> No
     check_fragment(fragment)
     assert fragment.count('<tr data-sentence="') == 20  # 5 + 5 sentences, 5 + 5 edits
     assert 'data-value="-0.0007721395661228758"' in fragment  # exact, as in the JSON
+    # with the page's downloads: six tables registered, each with its buttons
+    exports = Exports()
+    fragment = render_costs_html(five, exports=exports)
+    check_fragment(fragment)
+    assert len(exports.tables) == 6 and fragment.count('data-format="csv"') == 6
+    rows = list(csv.reader(io.StringIO(exports.tables["costs-AMU-m2-sentences-cost"]["csv"])))
+    assert rows[0][:4] == ["rank", "sentence", "corpus change", "sentence change"]
+    assert rows[1][:3] == ["1", "599", "-0.0007721395661228758"] and len(rows) == 6
 
 
 # -- CoNLL-2014, AMU under ERRANT, the hypothesis as M2 -------------------------------------
@@ -159,7 +178,93 @@ def test_errant_with_an_m2_hypothesis(conll14: Path) -> None:
     assert by_sentence.score == c.score
     assert all(s.change == s.delta for s in by_sentence.sentence_cost + by_sentence.sentence_gain)
     check_rankings(by_sentence)
-    assert by_sentence.edit_cost == c.edit_cost  # the same attributions either way
+    # by sentence, the edits share the sentence F change (whole units, for one edit); by
+    # corpus, the corpus change, and they sum to it
+    assert by_sentence.edit_cost[0].value == -1.0 and c.edit_cost[0].value > -0.01
+    for s in c.sentence_cost + c.sentence_gain:
+        assert sum(e.value for e in s.edits) == pytest.approx(s.change, rel=1e-9, abs=1e-15)
+
+
+def subsets_rescored(metric: Metric[Any], data: EvalData, hyp: Hypothesis, i: int
+                     ) -> dict[int, float]:
+    """The corpus score of ``hyp`` with sentence ``i`` = its source plus each subset of its
+    edits (bit mask), every subset scored as a whole corpus by ``metric.evaluate``."""
+    edits = hypothesis_edits(data, hyp)[i]
+    out = {}
+    for mask in range(1 << len(edits)):
+        tokens = list(hyp.tokens)
+        tokens[i] = applied(data.sources[i], edits, mask)
+        m2 = None
+        if hyp.m2 is not None:
+            sentences = list(hyp.m2.sentences)
+            chosen = tuple(e for k, e in enumerate(edits) if mask >> k & 1)
+            sentences[i] = Sentence(data.sources[i], (Annotation(0, chosen),))
+            m2 = Corpus(tuple(sentences))
+        out[mask] = metric.evaluate(data, Hypothesis(hyp.name, tokens, m2)).score.value
+    return out
+
+
+@pytest.mark.requires_spacy
+@pytest.mark.parametrize("which", ["m2", "errant"])
+def test_a_two_edit_sentence_rescored_subset_by_subset(conll14: Path, which: str) -> None:
+    if which == "m2":
+        data = EvalData.from_files(str(conll14 / "official-2014.combined.m2"))
+        hyp_file, metric = conll14 / "submissions" / "AMU", M2Metric()
+    else:
+        data = EvalData.from_files(str(conll14 / "errant" / "references.m2"))
+        hyp_file, metric = conll14 / "errant" / "AMU.m2", ErrantMetric()
+    hyp = admit(data, [Hypothesis.from_file(str(hyp_file))]).hypotheses[0]
+    edits = hypothesis_edits(data, hyp)
+    # the first two-edit sentences whose edits change the corpus score differently
+    pairs = [i for i, e in enumerate(edits) if len(e) == 2][:12]
+    (found,) = [a for a in attribute(metric, data, hyp, "shapley", sentences=pairs,
+                                     level="corpus")
+                if abs(a.edits[0].value - a.edits[1].value) > 1e-9][:1]
+    v = subsets_rescored(metric, data, hyp, found.index)
+    assert v[3] == found.full == metric.evaluate(data, hyp).score.value
+    assert v[0] == found.base
+    # Shapley of two players: half of each order's marginal contribution
+    phi = [((v[1] - v[0]) + (v[3] - v[2])) / 2, ((v[2] - v[0]) + (v[3] - v[1])) / 2]
+    assert [e.value for e in found.edits] == pytest.approx(phi, rel=1e-12, abs=1e-18)
+    assert phi[0] != phi[1]
+
+
+@pytest.mark.requires_spacy
+@pytest.mark.parametrize("which", ["m2", "errant"])
+def test_the_greedy_shortcut_is_the_aggregation(conll14: Path, which: str) -> None:
+    """The swap of M2 and ERRANT (running totals kept, only the choices that can change
+    redone) gives exactly the score the metric's aggregate gives for the swapped corpus."""
+    if which == "m2":
+        data = EvalData.from_files(str(conll14 / "official-2014.combined.m2"))
+        hyp_file, metric = conll14 / "submissions" / "AMU", M2Metric()
+    else:
+        data = EvalData.from_files(str(conll14 / "errant" / "references.m2"))
+        hyp_file, metric = conll14 / "errant" / "AMU.m2", ErrantMetric()
+    hyp = admit(data, [Hypothesis.from_file(str(hyp_file))]).hypotheses[0]
+    stats = metric.sentence_stats(data, hyp)
+    fast, slow = corpus_swap(metric, stats), CorpusSwap(metric, stats)
+    assert isinstance(fast, GreedyCountsSwap) and fast.score == slow.score
+    # every sentence's statistics put in the place of other sentences', early and late
+    n = len(stats)
+    for i in range(0, n, 37):
+        for j in (i, (i * 7 + 3) % n, n - 1 - i):
+            assert fast.value(i, stats[j]) == slow.value(i, stats[j])
+    # and the leave-one-out changes agree with leave_one_out's (its own aggregation)
+    score, changes = leave_one_out(metric, data, hyp, list(range(0, n, 53)))
+    sources = [data.sources[i] for i in range(0, n, 53)]
+    m2 = ([Sentence(s, (Annotation(0, ()),)) for s in sources] if hyp.m2 is not None
+          else None)
+    from gecscope.explain.attribution import variant_stats
+
+    reverted_stats = variant_stats(metric, data, list(range(0, n, 53)), sources, m2)
+    for i, st in zip(range(0, n, 53), reverted_stats, strict=True):
+        assert score - fast.value(i, st) == changes[i]
+
+
+def test_other_metrics_swap_by_aggregating(small: tuple[EvalData, Hypothesis]) -> None:
+    data, hyp = small
+    swap = corpus_swap(GLEUMetric(), GLEUMetric().sentence_stats(data, hyp))
+    assert type(swap) is CorpusSwap
 
 
 # -- small data (Levenshtein edits, no parser) ----------------------------------------------
@@ -179,7 +284,7 @@ def test_gleu_leave_one_out_and_every_edit(small: tuple[EvalData, Hypothesis]) -
         again = metric.evaluate(data, reverted(hyp, data, s.index)).score.value
         assert c.score - again == s.change
     attributed = {(e.index, e.start): e.value for e in c.edit_cost + c.edit_gain}
-    for a in attribute(metric, data, hyp, "shapley", sentences=[0, 2, 3]):
+    for a in attribute(metric, data, hyp, "shapley", sentences=[0, 2, 3], level="corpus"):
         for e in a.edits:
             assert attributed.get((a.index, e.edit.start), 0.0) == e.value
     check_rankings(c)

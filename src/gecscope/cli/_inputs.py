@@ -8,7 +8,7 @@ import dataclasses
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gecscope.cli._common import draws
 from gecscope.data import EvalData, Hypothesis
@@ -306,13 +306,15 @@ def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypot
                   results: Sequence[SystemResult], metrics: Sequence[Metric], *,
                   sentences: bool | None = None, title: str | None = None,
                   progress: Callable[[str], None] | None = None,
-                  attribution: AttributionRequest | None = None) -> Report | None:
+                  attribution: AttributionRequest | None = None,
+                  costs: Sequence[Any] = ()) -> Report | None:
     """Build the report when ``--html``, ``--json-out`` or ``--bootstrap`` asks for it and
     write the requested files; returns it (``None`` when nothing was asked for) so a caller
     can also print it, e.g. with :func:`gecscope.reports.text.format_report`. Per-sentence
     rows are included when ``sentences`` says so (default: for ``--html``, ``--json-out`` and
     ``--sentences``); ``attribution`` adds the edit attributions it asks for
-    (``--attribution``)."""
+    (``--attribution``), ``costs`` the corpus views of ``evaluate --top``
+    (:func:`gecscope.explain.corpus_costs`)."""
     from gecscope.reports.model import build_report
 
     n = int(getattr(args, "bootstrap", 0) or 0)
@@ -330,6 +332,7 @@ def write_reports(args: argparse.Namespace, data: EvalData, hyps: Sequence[Hypot
                           confidence=getattr(args, "confidence", 0.95),
                           alpha=getattr(args, "alpha", 0.05), sentences=sentences,
                           attribution=attribution, progress=progress)
+    report.costs = list(costs)
     if json_out:
         from gecscope.reports.json import write_json_report
 

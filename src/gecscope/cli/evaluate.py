@@ -62,6 +62,15 @@ def add_parser(sub: Any) -> None:
                           "first --hyp)")
     add_report_arguments(groups.report)
     add_attribution_arguments(groups.report)
+    groups.report.add_argument(
+        "--top", type=_whole(1, 10**6), metavar="N",
+        help="add to --html (a section 'What cost each system most'), --json-out and --format "
+             "json, per system and metric with sentence scores, the N sentences, edits and "
+             "error types that cost it most and the N that earned it most, as gecscope "
+             "explain --top N shows them (docs/explain.md; edits attributed by --attribution, "
+             "default shapley). Costs a leave-one-out pass per system and metric: every "
+             "edited sentence's variants scored once (CoNLL-2014 under M2: about 30 s a "
+             "system)")
     p.set_defaults(func=run)
 
 
@@ -141,6 +150,42 @@ def close_progress(request: AttributionRequest | None) -> None:
         bar.close()
 
 
+def corpus_views(args: argparse.Namespace, metrics: Sequence[Any], data: Any,
+                 hyps: Sequence[Any]) -> list[Any]:
+    """``--top N``: :func:`gecscope.explain.corpus_costs` of every system under every metric
+    with sentence scores (the others are named in a note), in metric-major order."""
+    from gecscope.cli._common import Progress
+    from gecscope.execution.plan import resolve_jobs
+    from gecscope.explain import MAX_EXACT, SAMPLES, corpus_costs
+    from gecscope.explain.attribution import hypothesis_edits
+    from gecscope.metrics.base import Metric
+
+    ranked = [m for m in metrics if type(m).sentence_values is not Metric.sentence_values]
+    skipped = [m.name for m in metrics if m not in ranked]
+    if skipped and not args.quiet:
+        print(f"gecscope: note: --top: {', '.join(skipped)} define no sentence score; their "
+              "edits cannot be attributed, so they have no corpus view", file=sys.stderr)
+    method = getattr(args, "attribution", None) or "shapley"
+    max_exact = getattr(args, "max_exact", None)
+    samples = getattr(args, "samples", None)
+    jobs = resolve_jobs(getattr(args, "jobs", 1))
+    edited = sum(1 for h in hyps for e in hypothesis_edits(data, h) if e) if ranked else 0
+    bar = Progress(edited * len(ranked), "corpus view (--top)", args.quiet, unit="sentences",
+                   force=getattr(args, "progress", False))
+    out = []
+    try:
+        for m in ranked:
+            for h in hyps:
+                out.append(corpus_costs(
+                    m, data, h, args.top, method,
+                    max_exact=MAX_EXACT if max_exact is None else max_exact,
+                    samples=SAMPLES if samples is None else samples,
+                    seed=getattr(args, "attribution_seed", 0), jobs=jobs, progress=bar))
+    finally:
+        bar.close()
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Score, build the report (cheap without resampling, per-type tables or sentences:
     the signatures only) and print it in the asked format."""
@@ -151,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
         prepare_paper(args)
     elif getattr(args, "baseline", None) is not None:
         raise ConfigError("--baseline goes with --paper")
+    if getattr(args, "top", None) is not None and not (
+            getattr(args, "html", None) or getattr(args, "json_out", None)
+            or args.format == "json"):
+        raise ConfigError("--top N goes with --html FILE, --json-out FILE or --format json "
+                          "(for the terminal: gecscope explain --top N -m METRIC)")
     metrics = build_metrics(args)
     data, hyps = load_inputs(args)
     from gecscope.cli.check import print_summary
@@ -173,13 +223,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet and (getattr(args, "progress", False) or sys.stderr.isatty()):
             sys.stderr.write(msg + "\n")
 
+    costs = corpus_views(args, metrics, data, hyps) if getattr(args, "top", None) else []
     try:
         report = write_reports(args, data, hyps, results, metrics, attribution=attribution,
-                               progress=progress)
+                               progress=progress, costs=costs)
         if report is None:
             report = build_report(data, hyps, results, metrics,
                                   sentences=fmt == "json" and args.sentences, types=types,
                                   attribution=attribution, progress=progress)
+            report.costs = list(costs)
     finally:
         close_progress(attribution)
     if (types or attribution or getattr(args, "html", None)) and not args.quiet:

@@ -71,8 +71,11 @@ def add_parser(sub: Any) -> None:
                         "--attribution, default shapley)")
     c.add_argument("--rank-by", choices=list(RANK_BY), default=None,
                    help="--top: rank sentences by their effect on the corpus score (corpus: "
-                        "the score minus the score with the sentence left as its source; "
-                        "default) or by their sentence score change (sentence)")
+                        "the score minus the score with the sentence left as its source, "
+                        "shared among its edits; default) or by their sentence score change, "
+                        "shared among its edits (sentence)")
+    c.add_argument("--html", default=None, metavar="FILE",
+                   help="--top: also write the corpus view as a self-contained HTML page")
     p.add_argument("--assumption", choices=["dependent", "independent"], default=None,
                    help="correction assumption (default: dependent)")
     p.add_argument("--weighting", choices=["none", "length", "similarity", "llm"], default=None,
@@ -104,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         return run_top(args)
     if args.rank_by is not None:
         raise ConfigError("--rank-by goes with --top N")
+    if args.html is not None:
+        raise ConfigError("--html goes with --top N (the corpus view as a page)")
     if args.attribution is not None:
         return run_attribution(args)
     for flag, value in (("--max-exact", args.max_exact), ("--samples", args.samples)):
@@ -313,6 +318,15 @@ def run_top(args: argparse.Namespace) -> int:
         if getattr(args, flag) is not None:
             raise ConfigError(f"--{flag} is a CLEME chunk-table option; give metric options "
                               "with -o KEY=VALUE")
+    if args.html is not None:  # refuse an unwritable page before the scoring
+        from pathlib import Path
+
+        from gecscope.errors import OutputError
+
+        where = Path(args.html)
+        if where.is_dir() or not (where.parent if str(where.parent) else Path(".")).is_dir():
+            raise OutputError("cannot write the page here (a folder, or its folder does not "
+                              "exist)", where)
     method = args.attribution or "shapley"
     max_exact = MAX_EXACT if args.max_exact is None else args.max_exact
     samples = SAMPLES if args.samples is None else args.samples
@@ -336,11 +350,15 @@ def run_top(args: argparse.Namespace) -> int:
                              samples=samples, seed=args.seed, jobs=jobs, progress=bar)
     finally:
         bar.close()
+    if args.html is not None:
+        from gecscope.reports.html import write_costs_html
+
+        write_costs_html(args.html, [costs], references=args.ref)
     if args.format == "json":
         sys.stdout.write(dump_json({
             "hypothesis_file": args.hyp, "references": list(args.ref), "source": args.source,
-            "options": metric.options(), "max_exact": max_exact, "samples": samples,
-            "seed": args.seed, **costs.as_dict()}) + "\n")
+            "options": metric.options(), "samples": samples, "seed": args.seed,
+            **costs.as_dict()}) + "\n")
     else:
         sys.stdout.write(render_costs(costs, max_exact) + "\n")
     return 0
@@ -380,7 +398,7 @@ def render_costs(costs: Any, max_exact: int = 10) -> str:
     if c.rank_by == "corpus":
         lines.append(f"sentence change: {c.metric} of the corpus minus {c.metric} with that "
                      "sentence left as its source (leave-one-out); edit attribution: its "
-                     f"share of its sentence's {c.metric} change")
+                     f"share of that corpus change (a sentence's edits sum to it)")
     else:
         lines.append(f"sentence change: the sentence's {c.metric} minus the source's; edit "
                      "attribution: its share of that change")
@@ -388,6 +406,7 @@ def render_costs(costs: Any, max_exact: int = 10) -> str:
         lines.append(f"{c.undefined} sentences with an undefined (NaN) score or attribution "
                      "left out")
     corpus = c.rank_by == "corpus"
+    digits = 6 if corpus else 4  # shares of a corpus score change are small
     for what, items in (("cost", c.sentence_cost), ("earned", c.sentence_gain)):
         lines += ["", f"-- sentences that {what} {c.system} most --"]
         if not items:
@@ -406,7 +425,7 @@ def render_costs(costs: Any, max_exact: int = 10) -> str:
             continue
         rows = [[str(k), str(e.index + 1), f"{e.start}-{e.end}",
                  f"{e.original or EMPTY} -> {e.correction or EMPTY}", e.type,
-                 f"{e.value:+.4f}"] for k, e in enumerate(edits, 1)]
+                 f"{e.value:+.{digits}f}"] for k, e in enumerate(edits, 1)]
         lines.append(render_table(["rank", "sentence", "span", "edit", "type", "attribution"],
                                   rows, left=(2, 3, 4)))
     for what, types in (("cost", c.type_cost), ("earned", c.type_gain)):
@@ -414,7 +433,7 @@ def render_costs(costs: Any, max_exact: int = 10) -> str:
         if not types:
             lines.append("(none)")
             continue
-        rows = [[str(k), t.type, str(t.edits), f"{t.total:+.4f}", f"{t.total / t.edits:+.4f}"]
-                for k, t in enumerate(types, 1)]
+        rows = [[str(k), t.type, str(t.edits), f"{t.total:+.{digits}f}",
+                 f"{t.total / t.edits:+.{digits}f}"] for k, t in enumerate(types, 1)]
         lines.append(render_table(["rank", "type", "edits", "sum", "mean"], rows, left=(1,)))
     return "\n".join(lines)

@@ -41,13 +41,16 @@ from gecscope.types import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.explain.swap import CorpusSwap
     from gecscope.metrics.base import Metric
 
-__all__ = ["MAX_EXACT", "METHODS", "SAMPLES", "EditAttribution", "SentenceAttribution",
+__all__ = ["LEVELS", "MAX_EXACT", "METHODS", "SAMPLES", "EditAttribution", "SentenceAttribution",
            "attribute", "check_options", "hypothesis_edits"]
 
 #: The attribution methods (as gec-metrics names its attributors).
 METHODS = ("add", "sub", "shapley", "shapley_sampling")
+#: What is attributed: the sentence's own score, or the corpus score (:func:`attribute`).
+LEVELS = ("sentence", "corpus")
 #: Exact Shapley values up to this many edits in a sentence (2^n variants scored); beyond it
 #: ``shapley`` samples edit orders. Chosen from benchmarks/attribution_conll14.py
 #: (docs/explain.md): up to 9 edits :data:`SAMPLES` sampled orders score at least half as many
@@ -268,22 +271,29 @@ def score_variants(metric: Metric[Any], data: EvalData, rows: Sequence[int],
     at a time."""
     if not variants:
         return []
-    stats = variant_stats(metric, data, rows, variants, edits)
+    return _sentence_values(metric, data, variant_stats(metric, data, rows, variants, edits))
+
+
+def _sentence_values(metric: Metric[Any], data: EvalData, stats: Sequence[Any]) -> list[float]:
+    """The sentence scores of variants' statistics (:func:`variant_stats`)."""
+    if not stats:
+        return []
     if _batchable(metric, data):
         values = metric.sentence_values(stats)
     else:
         values = []
         for one in stats:
             values.extend(metric.sentence_values([one]) or [])
-    if values is None or len(values) != len(variants):
+    if values is None or len(values) != len(stats):
         raise ConfigError(f"metric {metric.name!r} gave no sentence score for every variant")
     return [float(x) for x in values]
 
 
-def _attribute_jobs(metric: Metric[Any], data: EvalData,
-                    jobs: Sequence[_Job]) -> list[SentenceAttribution]:
+def _attribute_jobs(metric: Metric[Any], data: EvalData, jobs: Sequence[_Job],
+                    corpus: CorpusSwap | None = None) -> list[_Found]:
     """Score every distinct variant of ``jobs`` once (the source, the hypothesis, the subsets
-    of edits) in one batch and compute the attributions."""
+    of edits) in one batch and compute the attributions: of the sentence score, and with
+    ``corpus`` also of the corpus score (each variant's statistics swapped into the corpus)."""
     keys: dict[tuple[int, Tokens, tuple[Edit, ...] | None], int] = {}
     rows: list[int] = []
     variants: list[Tokens] = []
@@ -319,18 +329,44 @@ def _attribute_jobs(metric: Metric[Any], data: EvalData,
         masks = {m: full_k if m == every else need(job, applied(job.source, job.edits, m), m)
                  for m in job.masks}
         wanted.append((base_k, full_k, masks))
-    scores = score_variants(metric, data, rows, variants, sentences)
+    stats = variant_stats(metric, data, rows, variants, sentences)
+    scores = _sentence_values(metric, data, stats)
     out = []
     for job, (base_k, full_k, masks) in zip(jobs, wanted, strict=True):
         base, full = scores[base_k], scores[full_k]
         v = {m: scores[k] - base for m, k in masks.items()}
         v[0] = 0.0
-        values = _values(job, v, full - base) if job.edits else []
-        out.append(SentenceAttribution(
-            job.index, base, full,
-            tuple(EditAttribution(e, x) for e, x in zip(job.edits, values, strict=True)),
-            job.method, len(job.orders)))
+        one = _attribution(job, base, full, v)
+        at_corpus = None
+        if corpus is not None:
+            # the corpus with the sentence as the system wrote it is the system's corpus
+            swapped = {k: corpus.value(job.index, stats[k]) for k in {base_k, *masks.values()}
+                       if k != full_k}
+            swapped[full_k] = corpus.score
+            corpus_base = swapped[base_k]
+            cv = {m: swapped[k] - corpus_base for m, k in masks.items()}
+            cv[0] = 0.0
+            at_corpus = _attribution(job, corpus_base, corpus.score, cv)
+        out.append(_Found(one, at_corpus))
     return out
+
+
+def _attribution(job: _Job, base: float, full: float, v: dict[int, float]
+                 ) -> SentenceAttribution:
+    values = _values(job, v, full - base) if job.edits else []
+    return SentenceAttribution(
+        job.index, base, full,
+        tuple(EditAttribution(e, x) for e, x in zip(job.edits, values, strict=True)),
+        job.method, len(job.orders))
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One sentence's attribution of its sentence score and, when asked, of the corpus
+    score."""
+
+    sentence: SentenceAttribution
+    corpus: SentenceAttribution | None
 
 
 def _batches(jobs: Sequence[_Job]) -> list[list[_Job]]:
@@ -350,12 +386,12 @@ def _batches(jobs: Sequence[_Job]) -> list[list[_Job]]:
 _STATE: dict[str, Any] = {}
 
 
-def _init_worker(metric: Metric[Any], data: EvalData) -> None:
-    _STATE.update(metric=metric, data=data)
+def _init_worker(metric: Metric[Any], data: EvalData, corpus: CorpusSwap | None = None) -> None:
+    _STATE.update(metric=metric, data=data, corpus=corpus)
 
 
-def _worker_batch(batch: list[_Job]) -> list[SentenceAttribution]:
-    return _attribute_jobs(_STATE["metric"], _STATE["data"], batch)
+def _worker_batch(batch: list[_Job]) -> list[_Found]:
+    return _attribute_jobs(_STATE["metric"], _STATE["data"], batch, _STATE["corpus"])
 
 
 # -- the entry point -----------------------------------------------------------------------
@@ -375,10 +411,19 @@ def check_options(method: str, max_exact: int = MAX_EXACT, samples: int = SAMPLE
         raise ConfigError(f"samples must be a whole number from 1 to 100000, not {samples!r}")
 
 
+def _check_sentence_values(metric: Metric[Any]) -> None:
+    from gecscope.metrics.base import Metric
+
+    if type(metric).sentence_values is Metric.sentence_values:
+        raise ConfigError(f"metric {metric.name!r} defines no sentence-level score, so its "
+                          "score cannot be attributed to edits")
+
+
 def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str = "shapley", *,
               max_exact: int = MAX_EXACT, samples: int = SAMPLES, seed: int = 0,
               jobs: int = 1, progress: Callable[[int], None] | None = None,
-              sentences: Sequence[int] | None = None) -> list[SentenceAttribution]:
+              sentences: Sequence[int] | None = None,
+              level: str = "sentence") -> list[SentenceAttribution]:
     """Each hypothesis edit's share of its sentence's score change under ``metric``.
 
     One :class:`SentenceAttribution` per sentence of ``hyp`` (or per index, 0-based, of
@@ -387,13 +432,43 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
     ``seed``) beyond; ``jobs`` > 1 scores on worker processes when the work is worth them;
     ``progress(n)`` is told of every ``n`` sentences done. Any metric with a sentence-level
     score works; the others raise :class:`~gecscope.errors.ConfigError`.
-    """
-    from gecscope.metrics.base import Metric
 
+    ``level="corpus"`` attributes the corpus score instead: ``v(A)`` is the corpus score with
+    this one sentence's hypothesis replaced by the source plus the edits ``A`` (every other
+    sentence as the system wrote it), so ``base`` is the corpus score with the sentence left
+    as its source, ``full`` the system's corpus score and the edits share the sentence's
+    leave-one-out change (:mod:`gecscope.explain.corpus`).
+    """
+    if level not in LEVELS:
+        raise ConfigError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    swap = None
+    if level == "corpus":
+        from gecscope.explain.swap import corpus_swap
+
+        check_options(method, max_exact, samples)
+        _check_sentence_values(metric)
+        metric.check_inputs(data)
+        metric.check_hypothesis(data, hyp)
+        swap = corpus_swap(metric, metric.sentence_stats(data, hyp))
+    found = attribute_both(metric, data, hyp, method, max_exact=max_exact, samples=samples,
+                           seed=seed, jobs=jobs, progress=progress, sentences=sentences,
+                           corpus=swap)
+    if level == "sentence":
+        return [f.sentence for f in found]
+    return [f.corpus for f in found if f.corpus is not None]
+
+
+def attribute_both(metric: Metric[Any], data: EvalData, hyp: Hypothesis,
+                   method: str = "shapley", *, max_exact: int = MAX_EXACT,
+                   samples: int = SAMPLES, seed: int = 0, jobs: int = 1,
+                   progress: Callable[[int], None] | None = None,
+                   sentences: Sequence[int] | None = None,
+                   corpus: CorpusSwap | None = None) -> list[_Found]:
+    """:func:`attribute` at the sentence level and, with ``corpus`` (the system's statistics,
+    :func:`~gecscope.explain.swap.corpus_swap`), at the corpus level too, from the one
+    scoring of the variants (``.sentence``, ``.corpus`` of each result)."""
     check_options(method, max_exact, samples)
-    if type(metric).sentence_values is Metric.sentence_values:
-        raise ConfigError(f"metric {metric.name!r} defines no sentence-level score, so its "
-                          "score cannot be attributed to edits")
+    _check_sentence_values(metric)
     metric.check_inputs(data)
     metric.check_hypothesis(data, hyp)
     n = len(hyp)
@@ -409,6 +484,7 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
         from gecscope.execution.plan import extract_edits
 
         extract_edits(data, [hyp], jobs)
+    swap = corpus
     # the variants are scored in batches of their own: keep the scores of hyp's corpus
     metric = metric.sentence_scorer(data, hyp)
     edits = hypothesis_edits(data, hyp)
@@ -419,9 +495,9 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
                      given[i] if given is not None else None)
                for i in indices]
     batches = _batches(planned)
-    results: list[SentenceAttribution] = []
+    results: list[_Found] = []
 
-    def collect(done: list[SentenceAttribution]) -> None:
+    def collect(done: list[_Found]) -> None:
         results.extend(done)
         if progress is not None:
             progress(len(done))
@@ -432,17 +508,16 @@ def attribute(metric: Metric[Any], data: EvalData, hyp: Hypothesis, method: str 
     if len(batches) > 1 and worth_parallel(jobs, variants * metric.relative_cost):
         from gecscope.execution.pool import process_pool
 
-        with process_pool(jobs, len(batches), _init_worker, (metric, data)) as pool:
+        with process_pool(jobs, len(batches), _init_worker, (metric, data, swap)) as pool:
             if pool is not None:
                 for done in Pool(pool).map(_worker_batch, batches):
                     collect(done)
     for batch in batches[_done_batches(batches, results):]:  # no workers, or they broke
-        collect(_attribute_jobs(metric, data, batch))
+        collect(_attribute_jobs(metric, data, batch, swap))
     return results
 
 
-def _done_batches(batches: Sequence[Sequence[_Job]], results: Sequence[SentenceAttribution]
-                  ) -> int:
+def _done_batches(batches: Sequence[Sequence[_Job]], results: Sequence[_Found]) -> int:
     """How many leading batches ``results`` covers (the workers' results come in order)."""
     done = len(results)
     k = 0

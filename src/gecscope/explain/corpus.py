@@ -13,8 +13,13 @@ most, or earned it most, under one metric.
   the reverted corpus gives, whatever the metric sums (counts, for M2 and ERRANT, with their
   order-dependent reference choice; n-grams, for GLEU) or averages (for SOME, IMPARA, the LLM
   judges the change is ``delta / n``);
-- **edits** by their attribution (:func:`~gecscope.explain.attribute`): each hypothesis
-  edit's share of its sentence's ``delta``;
+- **edits** by their attribution: with ``rank_by="corpus"`` their Shapley value (or the
+  ``add``/``sub`` share) of the corpus score, ``v(A)`` = the corpus score with this sentence's
+  hypothesis replaced by the source plus the edits ``A``, every other sentence as the system
+  wrote it (:func:`~gecscope.explain.attribute` with ``level="corpus"``; each variant's
+  statistics swapped into the corpus, :mod:`gecscope.explain.swap`), so a sentence's shares
+  sum to its leave-one-out change; with ``rank_by="sentence"`` their share of the sentence's
+  ``delta``;
 - **error types** by the sum of their edits' attributions (the extractor's full type, e.g.
   ERRANT's ``R:VERB:FORM``).
 
@@ -37,11 +42,12 @@ from gecscope.explain.attribution import (
     MAX_EXACT,
     SAMPLES,
     SentenceAttribution,
-    attribute,
+    attribute_both,
     check_options,
     hypothesis_edits,
     variant_stats,
 )
+from gecscope.explain.swap import corpus_swap
 from gecscope.types import Annotation, Sentence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,9 +140,9 @@ class CorpusCosts:
     ``score`` is the system's corpus score; ``sentences`` the corpus' size, ``edited`` how many
     sentences the hypothesis edits (the only ones that can cost or earn anything), ``sampled``
     how many of them had Shapley values sampled (more than ``max_exact`` edits), ``undefined``
-    how many were left out for an undefined (NaN) change or attribution. Each ranking holds at
-    most ``top`` entries: ``*_cost`` the most negative first, ``*_gain`` the most positive
-    first.
+    how many were left out for an undefined (NaN) change or attribution; ``max_exact`` the
+    number of edits up to which Shapley values were exact. Each ranking holds at most ``top``
+    entries: ``*_cost`` the most negative first, ``*_gain`` the most positive first.
     """
 
     system: str
@@ -155,6 +161,7 @@ class CorpusCosts:
     edit_gain: tuple[EditCost, ...]
     type_cost: tuple[TypeCost, ...]
     type_gain: tuple[TypeCost, ...]
+    max_exact: int = MAX_EXACT
 
     def head(self, top: int) -> CorpusCosts:
         """The same result with each ranking cut to its first ``top`` entries (compute once
@@ -173,6 +180,7 @@ class CorpusCosts:
 
         return {"system": self.system, "metric": self.metric, "score": self.score,
                 "rank_by": self.rank_by, "method": self.method, "top": self.top,
+                "max_exact": self.max_exact,
                 "corpus_sentences": self.sentences, "edited_sentences": self.edited,
                 "sampled_sentences": self.sampled, "undefined_sentences": self.undefined,
                 "sentences": {"cost": ranked(self.sentence_cost),
@@ -194,8 +202,9 @@ class CorpusCosts:
                 tuple(EditCost.from_dict(x) for x in d["edits"]["cost"]),
                 tuple(EditCost.from_dict(x) for x in d["edits"]["gain"]),
                 tuple(TypeCost.from_dict(x) for x in d["types"]["cost"]),
-                tuple(TypeCost.from_dict(x) for x in d["types"]["gain"]))
-        except (KeyError, TypeError, ValueError) as exc:
+                tuple(TypeCost.from_dict(x) for x in d["types"]["gain"]),
+                int(d.get("max_exact", MAX_EXACT)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"not a corpus-costs result (as_dict's form): {exc!r}") from None
 
 
@@ -279,20 +288,28 @@ def corpus_costs(metric: Metric[Any], data: EvalData, hyp: Hypothesis, top: int 
     metric.check_hypothesis(data, hyp)
     edits = hypothesis_edits(data, hyp)
     indices = [i for i, e in enumerate(edits) if e]
-    found = attribute(metric, data, hyp, method, max_exact=max_exact, samples=samples,
-                      seed=seed, jobs=jobs, progress=progress, sentences=indices)
+    swap = corpus_swap(metric, metric.sentence_stats(data, hyp))
+    both = attribute_both(metric, data, hyp, method, max_exact=max_exact, samples=samples,
+                          seed=seed, jobs=jobs, progress=progress, sentences=indices,
+                          corpus=swap if rank_by == "corpus" else None)
+    found = [f.sentence for f in both]
     if rank_by == "corpus":
-        score, changes = leave_one_out(metric, data, hyp, indices)
-    else:
-        score = float(metric.aggregate(metric.sentence_stats(data, hyp)).value)
-        changes = {a.index: a.delta for a in found}
-    return _rank(metric.name, hyp, data, found, changes, score, rank_by, method, top)
+        at_corpus = {f.corpus.index: f.corpus for f in both if f.corpus is not None}
+        changes = {i: a.delta for i, a in at_corpus.items()}
+        return _rank(metric.name, hyp, data, found, changes, swap.score, rank_by, method, top,
+                     shares=at_corpus, max_exact=max_exact)
+    changes = {a.index: a.delta for a in found}
+    return _rank(metric.name, hyp, data, found, changes, swap.score, rank_by, method, top,
+                 max_exact=max_exact)
 
 
 def _rank(metric: str, hyp: Hypothesis, data: EvalData, found: Sequence[SentenceAttribution],
           changes: Mapping[int, float], score: float, rank_by: str, method: str,
-          top: int) -> CorpusCosts:
-    """Rank what :func:`corpus_costs` computed."""
+          top: int, shares: Mapping[int, SentenceAttribution] | None = None,
+          max_exact: int = MAX_EXACT) -> CorpusCosts:
+    """Rank what :func:`corpus_costs` computed: the sentences of ``found`` (their sentence
+    scores) by ``changes``, their edits by the shares of ``shares`` (by sentence index; the
+    edits of ``found`` when None)."""
     sources = data.sources
     sentence_items: list[tuple[float, tuple[Any, ...], SentenceCost]] = []
     edit_items: list[tuple[float, tuple[Any, ...], EditCost]] = []
@@ -300,9 +317,11 @@ def _rank(metric: str, hyp: Hypothesis, data: EvalData, found: Sequence[Sentence
     undefined = 0
     for a in found:
         source = sources[a.index]
+        shared = a if shares is None else shares[a.index]
         costs = tuple(EditCost(a.index, e.edit.start, e.edit.end,
                                " ".join(source[e.edit.start:e.edit.end]),
-                               e.edit.correction_str, e.edit.type, e.value) for e in a.edits)
+                               e.edit.correction_str, e.edit.type, e.value)
+                      for e in shared.edits)
         change = changes[a.index]
         if not _finite(change, a.base, a.full, *(e.value for e in costs)):
             undefined += 1
@@ -322,7 +341,8 @@ def _rank(metric: str, hyp: Hypothesis, data: EvalData, found: Sequence[Sentence
     t_cost, t_gain = _ranked(type_items, top)
     sampled = sum(1 for a in found if a.method == "shapley_sampling" and method == "shapley")
     return CorpusCosts(hyp.name, metric, score, rank_by, method, top, len(hyp), len(found),
-                       sampled, undefined, s_cost, s_gain, e_cost, e_gain, t_cost, t_gain)
+                       sampled, undefined, s_cost, s_gain, e_cost, e_gain, t_cost, t_gain,
+                       max_exact)
 
 
 # -- showing a sentence ---------------------------------------------------------------------

@@ -45,6 +45,7 @@ from gecscope.reports.html_charts import (
     ordered_scores,
     system_order,
 )
+from gecscope.reports.html_costs import COSTS_CSS, render_costs_html
 from gecscope.reports.html_export import Exports, svg_button
 from gecscope.reports.json import finite
 from gecscope.reports.model import OUTCOME_TABLE, Report, ScoreEntry, TypeRow, build_report
@@ -53,11 +54,13 @@ from gecscope.reports.text import fmt, integral_column
 
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.data import EvalData, Hypothesis
+    from gecscope.explain.corpus import CorpusCosts
     from gecscope.metrics.base import Metric, SystemResult
 
-__all__ = ["COLOURS", "DISENTANGLED", "Page", "Section", "disentangled_chart", "interval_chart",
-           "render_html", "script_hash", "significance_matrix", "system_order",
-           "write_html_report", "write_report_html"]
+__all__ = ["COLOURS", "DISENTANGLED", "Page", "Section", "costs_section", "disentangled_chart",
+           "interval_chart", "render_costs_page", "render_html", "script_hash",
+           "significance_matrix", "system_order", "write_costs_html", "write_html_report",
+           "write_report_html"]
 
 
 @dataclass
@@ -610,18 +613,39 @@ def sentences_section(page: Page) -> Section | None:
     return Section("sentences", "Sentences", "Sentences", body)
 
 
-def render_html(report: Report, *, title: str = "gecscope evaluation report") -> str:
-    """The whole page as a string."""
-    page = Page(report)
-    sections = [s for s in (scores_section(page), significance_section(page),
-                            disentangled_section(page), types_section(page),
-                            sentences_section(page)) if s is not None]
-    n_sent = report.inputs.get("n_sentences", len(report.sentences))
-    meta = (f"{len(report.systems)} systems · {n_sent} sentences · references: "
-            f"{_e(', '.join(Path(p).name for p in report.inputs.get('references', [])))} · "
-            f"gecscope {_e(report.gecscope_version)} · {_e(report.created)}")
-    warnings = "".join(f"<p class=\"meta\">note: {_e(w)}</p>"
-                       for w in report.inputs.get("warnings", []))
+def _costs_order(page: Page) -> list[CorpusCosts]:
+    """The report's corpus views: metrics in the report's order, systems by each metric's
+    score (best first), then any others as they came."""
+    costs = list(page.report.costs)
+    metrics = list(dict.fromkeys([m.name for m in page.report.metrics]
+                                 + [c.metric for c in costs]))
+
+    def key(c: CorpusCosts) -> tuple[int, int]:
+        order = page.order(c.metric) if page.report.metric(c.metric) else []
+        return (metrics.index(c.metric),
+                order.index(c.system) if c.system in order else len(order))
+
+    return sorted(costs, key=key)
+
+
+def costs_section(page: Page) -> Section | None:
+    """Per system and metric, the sentences, edits and error types that cost it most and
+    earned it most (``evaluate --top N``; :func:`gecscope.explain.corpus_costs`), each table
+    downloadable."""
+    if not page.report.costs:
+        return None
+    intro = ('<p class="meta">Negative: a cost, positive: a gain. With the corpus ranking a '
+             "sentence's change is the corpus score minus the corpus score with that sentence "
+             "left as its source, and its edits' attributions (Shapley values of that corpus "
+             "score) sum to it; hover over an excerpt for the whole sentence.</p>")
+    body = "".join(render_costs_html(c, exports=page.exports) for c in _costs_order(page))
+    return Section("costs", "Costs", "What cost each system most", intro + body, css=COSTS_CSS)
+
+
+def _document(page: Page, sections: Sequence[Section], title: str, meta: str,
+              warnings: str = "") -> str:
+    """The page around ``sections``: head (the Content-Security-Policy with the hashes of
+    every inline script), header with its nav, the downloads and the page's script."""
     nav = "<nav>" + "".join(f'<a href="#{_e(s.id)}">{_e(s.nav)}</a>' for s in sections) + "</nav>"
     scripts = [JS, *(x for s in sections for x in s.scripts)]
     csp = ("default-src 'none'; style-src 'unsafe-inline'; script-src "
@@ -636,6 +660,47 @@ def render_html(report: Report, *, title: str = "gecscope evaluation report") ->
             f"<header><h1>{_e(title)}</h1><p class=\"meta\">{meta}</p>{warnings}{nav}</header>"
             + "".join(s.html() for s in sections) + exports + f"<script>{JS}</script>"
             + "</body></html>\n")
+
+
+def render_html(report: Report, *, title: str = "gecscope evaluation report") -> str:
+    """The whole page as a string."""
+    page = Page(report)
+    sections = [s for s in (scores_section(page), significance_section(page),
+                            disentangled_section(page), types_section(page),
+                            costs_section(page), sentences_section(page)) if s is not None]
+    n_sent = report.inputs.get("n_sentences", len(report.sentences))
+    meta = (f"{len(report.systems)} systems · {n_sent} sentences · references: "
+            f"{_e(', '.join(Path(p).name for p in report.inputs.get('references', [])))} · "
+            f"gecscope {_e(report.gecscope_version)} · {_e(report.created)}")
+    warnings = "".join(f"<p class=\"meta\">note: {_e(w)}</p>"
+                       for w in report.inputs.get("warnings", []))
+    return _document(page, sections, title, meta, warnings)
+
+
+def render_costs_page(costs: Sequence[CorpusCosts], *, references: Sequence[str] = (),
+                      title: str | None = None) -> str:
+    """A self-contained page of corpus views alone (``gecscope explain --top N --html``):
+    the report's costs section, with its downloads, style and script."""
+    from gecscope import __version__
+
+    report = Report(list(dict.fromkeys(c.system for c in costs)), [], [], costs=list(costs))
+    page = Page(report)
+    section = costs_section(page)
+    sections = [section] if section is not None else []
+    first = costs[0] if costs else None
+    n = f"{first.sentences} sentences · " if first is not None else ""
+    meta = (f"{n}references: {_e(', '.join(Path(p).name for p in references))} · "
+            f"gecscope {_e(__version__)} · {_e(report.created)}")
+    if title is None:
+        title = (f"gecscope: what cost {first.system} most under {first.metric}"
+                 if first is not None else "gecscope corpus view")
+    return _document(page, sections, title, meta)
+
+
+def write_costs_html(path: str | Path, costs: Sequence[CorpusCosts], *,
+                     references: Sequence[str] = (), title: str | None = None) -> None:
+    """Write :func:`render_costs_page` (atomically)."""
+    atomic_write(path, [render_costs_page(costs, references=references, title=title)])
 
 
 def write_report_html(path: str | Path, report: Report, *, title: str | None = None) -> None:

@@ -9,7 +9,9 @@ which ``fix_*`` option moved a number away from the official scorer's; since 1.1
 cluster), ``comparisons``, ``per_type``, ``attributions`` (when
 asked for: each metric's edit attributions summed by type; since 1.1), ``reported`` (when
 the references are a known test set: the figure its papers report, and why the others differ;
-since 1.2) and ``sentences`` (with each sentence's attributions). Every bootstrap interval
+since 1.2), ``costs`` (when ``evaluate --top N`` asked for it: per system and metric, the
+sentences, edits and error types that cost or earned it most, as ``gecscope explain --top``
+prints them with ``--format json``; optional, in 1.2) and ``sentences`` (with each sentence's attributions). Every bootstrap interval
 says what it is over (``over``: ``sentences``, ``method``; since 1.2); a metric's own interval
 is a field named for what it is over (GLEU's ``draws_ci_low``/``draws_ci_high``: over
 reference draws).
@@ -93,6 +95,7 @@ def report_to_json(report: Report, *, sentences: bool = True) -> dict[str, Any]:
                      for table, per_sys in report.per_type.items()},
         **({"attributions": _attributions(report)} if report.attributions else {}),
         **({"reported": report.reported.as_dict()} if report.reported is not None else {}),
+        **({"costs": [c.as_dict() for c in report.costs]} if report.costs else {}),
         "sentences": [] if not sentences else [
             {"index": s.index, "source": s.source,
              "references": [{"annotator": r.annotator, "text": r.text, "edits": r.edits}

@@ -28,6 +28,7 @@ from gecscope.reports.schemes import TypeView, type_view
 from gecscope.stats.prf import prf
 
 if TYPE_CHECKING:  # pragma: no cover
+    from gecscope.explain.corpus import CorpusCosts
     from gecscope.metrics.base import Metric, SentenceDetail, SystemResult
     from gecscope.types import Corpus
 
@@ -175,6 +176,9 @@ class Report:
     #: which figure the references' test set reports (:func:`~gecscope.reports.headline.
     #: find_reported`), ``None`` when the references are not a known test set
     reported: Reported | None = None
+    #: the corpus view of edit attribution per system and metric
+    #: (:func:`gecscope.explain.corpus_costs`; ``evaluate --top N``), when asked for
+    costs: list[CorpusCosts] = field(default_factory=list)
 
     def score(self, system: str, metric: str) -> ScoreEntry | None:
         for s in self.scores:
