@@ -216,7 +216,8 @@ class M2Metric(Metric[M2SentenceStats]):
     def _memo_for(self, gold: Any) -> dict[tuple[int, tuple[str, ...]], M2SentenceStats]:
         """The sentence statistics already computed against ``gold`` (one references object
         at a time: another one starts a new memo, so an index always means its sentence)."""
-        memo = getattr(self, "_memo", None)
+        memo: tuple[Any, dict[tuple[int, tuple[str, ...]], M2SentenceStats]] | None = \
+            getattr(self, "_memo", None)
         if memo is None or memo[0] is not gold:
             memo = (gold, {})
             self._memo = memo
