@@ -10,6 +10,11 @@ Spearman, the chain Kendall tau (ties as neither; EoE's tie-as-agreement figure 
 95% bootstrap intervals over sentences, and the time taken (wall and CPU). A metric that cannot
 run here (a model or endpoint it needs) is listed as skipped with the reason. The last lines
 are the Markdown table of docs/metric-validation.md's MAEGE section.
+
+``--before REV`` (with ``--metrics imeasure``) also runs the I-measure package as it was at
+git revision REV (default: the code before issue #44's speed-up; see
+benchmarks/imeasure_conll14.py), in the same run, prints both times and checks that every
+figure (node scores, correlations, intervals, per-type changes) is identical.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _clock import Clock
+from imeasure_conll14 import BEFORE, load_revision
 
 from gecscope.formats.m2 import read_m2
 from gecscope.meta_eval.maege import run_maege
@@ -52,6 +58,8 @@ def main() -> int:
     ap.add_argument("--sampler", default="nested", choices=["nested", "eoe"])
     ap.add_argument("--types", default="nucle,errant")
     ap.add_argument("--json", type=Path, help="also write every figure as JSON")
+    ap.add_argument("--before", nargs="?", const=BEFORE, default=None, metavar="REV",
+                    help="also run the I-measure of git revision REV and compare")
     args = ap.parse_args()
     corpus = read_m2(args.data / "official-2014.combined-withalt.m2")
     results, skipped = [], {}
@@ -105,7 +113,32 @@ def main() -> int:
                   f"no clear change {', '.join(flat) or 'none'}")
     if args.json:
         args.json.write_text(json.dumps({"results": results, "skipped": skipped}, indent=1))
+    if args.before:
+        return before_after(corpus, args, types, results)
     return 0
+
+
+def before_after(corpus: object, args: argparse.Namespace, types: list[str],
+                 results: list[dict]) -> int:
+    """The I-measure's MAEGE run with the package of ``args.before``, timed, and every figure
+    compared with this tree's run (``results``)."""
+    new = next((d for d in results if d["metric"] == "imeasure"), None)
+    if new is None:
+        print("--before needs imeasure among --metrics")
+        return 64
+    old = load_revision(args.before)
+    with Clock() as c:
+        [r] = run_maege(corpus, [old.IMeasureMetric()], sampler=args.sampler,
+                        n_samples=args.bootstrap, type_schemes=types)
+    d = r.as_dict()
+    fields = [k for k in d if k != "seconds"]
+    same = all(d[k] == new[k] for k in fields)
+    print(f"imeasure before ({args.before[:7]}): {c}\nimeasure after  (this tree): "
+          f"{new['seconds']['wall']:.2f}s wall, {new['seconds']['cpu']:.2f}s CPU\n"
+          f"CPU {c.cpu / new['seconds']['cpu']:.1f}x less; every figure "
+          + ("identical" if same else "NOT IDENTICAL: " + ", ".join(
+              k for k in fields if d[k] != new[k])))
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -353,3 +353,66 @@ def pairwise_counts(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int]:
     B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
     same, cols, cost = _pairwise_kernel(A, B)
     return int(same), int(cols - same), int(cost)
+
+
+@jit
+def _sync_kernel(A: Any, B: Any, out: Any) -> None:
+    """``out[i]`` := the index of the token of ``B`` that the backtrace of
+    :func:`_pairwise_kernel` pairs with ``A[i]`` when the two are equal, else -1."""
+    n = len(A)
+    m = len(B)
+    W = m + 1
+    T = np.empty((n + 1) * W, dtype=np.int64)
+    for j in range(m + 1):
+        T[j] = 2 * j
+    for i in range(1, n + 1):
+        T[i * W] = 2 * i
+        for j in range(1, m + 1):
+            diag = T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3)
+            up = T[(i - 1) * W + j] + 2
+            left = T[i * W + j - 1] + 2
+            best = min(up, diag)
+            best = min(best, left)
+            T[i * W + j] = best
+    for i in range(n):
+        out[i] = -1
+    i = n
+    j = m
+    while i > 0 or j > 0:
+        cur = T[i * W + j]
+        if i > 0 and j > 0 and cur == T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3):
+            if A[i - 1] == B[j - 1]:
+                out[i - 1] = j - 1
+            i -= 1
+            j -= 1
+        elif i > 0 and cur == T[(i - 1) * W + j] + 2:
+            i -= 1
+        else:
+            j -= 1
+
+
+def pairwise_sync(a: Sequence[str], b: Sequence[str]) -> list[int | None]:
+    """For each token of ``a``, the index of the equal token of ``b`` that the tool's pairwise
+    alignment (:func:`gecscope.metrics.imeasure.align.pairwise_backtrace`) pairs with it, or
+    None. Compiled with numba when installed, else the pure-Python table."""
+    if not HAVE_NUMBA:
+        x, y = pairwise_backtrace(pairwise_table(a, b), a, b)
+        out: list[int | None] = [None] * len(a)
+        i = j = 0
+        for p, q in zip(x, y, strict=True):
+            if p and q:
+                if p == q:
+                    out[i] = j
+                i += 1
+                j += 1
+            elif p:
+                i += 1
+            else:
+                j += 1
+        return out
+    vocab: dict[str, int] = {}
+    A = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
+    B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
+    res = np.empty(len(a), dtype=np.int64)
+    _sync_kernel(A, B, res)
+    return [None if v < 0 else v for v in res.tolist()]

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscope.formats.imeasure_xml import Error, GoldSentence
-from gecscope.metrics.imeasure.align import (
-    align,
-    pairwise_backtrace,
-    pairwise_table,
+from gecscope.metrics.imeasure.align import align
+from gecscope.metrics.imeasure.batch import (
+    pairwise_counts,
+    pairwise_sync,
+    threeway_counts_costs,
 )
-from gecscope.metrics.imeasure.batch import pairwise_counts, threeway_counts_costs
 from gecscope.metrics.imeasure.certify import margin
 from gecscope.metrics.imeasure.core import (
     IMeasureCounts,
@@ -120,20 +120,7 @@ def n_candidates_upper(sentence: GoldSentence) -> int:
 
 def _hyp_sync(src: Sequence[str], hyp: Sequence[str]) -> list[int | None]:
     """For each source token, the hypothesis token matched with it by the pairwise alignment."""
-    a, b = pairwise_backtrace(pairwise_table(src, hyp), src, hyp)
-    out: list[int | None] = [None] * len(src)
-    i = j = 0
-    for x, y in zip(a, b, strict=True):
-        if x and y:
-            if x == y:
-                out[i] = j
-            i += 1
-            j += 1
-        elif x:
-            i += 1
-        else:
-            j += 1
-    return out
+    return pairwise_sync(src, hyp)
 
 
 def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
@@ -158,18 +145,14 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
         y0 = sync[x - left]
         if y0 is None:
             continue
-        ok = True
+        # the cheap conditions first; the counts only for windows that pass them
+        if any(touched[i] or sync[i] != y0 + i - (x - left) or src[i] in banned
+               for i in range(x - left, x + right)):
+            continue
         near_s = Counter(src[max(0, x - left - radius):x + right + radius])
         yc = y0 + left
         near_h = Counter(hyp[max(0, yc - left - radius):yc + right + radius])
-        for t in range(window):
-            i = x - left + t
-            tok = src[i]
-            if (touched[i] or sync[i] != y0 + t or near_s[tok] != 1 or near_h[tok] != 1
-                    or tok in banned):
-                ok = False
-                break
-        if ok:
+        if all(near_s[src[i]] == 1 and near_h[src[i]] == 1 for i in range(x - left, x + right)):
             cuts.append((x, y0 + left))
     return cuts
 
@@ -232,6 +215,24 @@ RegionTable = tuple[dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]],
                     set[tuple[Tokens, bool]], dict[Tokens, int], bool, dict[Tokens, int]]
 
 
+def _region_pieces(s_piece: list[str], x0: int, local_opts: Sequence[Sequence[Option_]]
+                   ) -> tuple[list[Witness], list[Tokens], bool]:
+    """A region's distinct pieces in order of first appearance among its combinations, the
+    first combination (local witness) of each, and whether some combination empties the
+    piece."""
+    firsts: dict[Tokens, Witness] = {}
+    can_empty = False
+    for idx, edits in option_combinations(local_opts):
+        # The tool skips a correction that would empty the *sentence*; a piece may become
+        # empty (while a region's corrections are applied, the regions to its left still hold
+        # their source tokens, so the sentence can only become empty if every region can).
+        piece, emptied = apply_in_order(s_piece, [(a - x0, b - x0, t) for a, b, t in edits])
+        can_empty = can_empty or emptied
+        if piece not in firsts:
+            firsts[piece] = idx
+    return list(firsts.values()), list(firsts), can_empty
+
+
 def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1: int,
                   local_opts: Sequence[Sequence[Option_]], same_sh: bool, max_local: int,
                   baseline: str = "separate", base_cache: dict[Any, Any] | None = None
@@ -246,16 +247,12 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
         total *= len(o)
     if total > max_local:
         return None
-    combos: list[tuple[Witness, Tokens]] = []
-    can_empty = False
-    for idx, edits in option_combinations(local_opts):
-        # The tool skips a correction that would empty the *sentence*; a piece may become
-        # empty (while a region's corrections are applied, the regions to its left still hold
-        # their source tokens, so the sentence can only become empty if every region can).
-        piece, emptied = apply_in_order(s_piece, [(a - x0, b - x0, t) for a, b, t in edits])
-        can_empty = can_empty or emptied
-        combos.append((idx, piece))
-    distinct = list(dict.fromkeys(p for _, p in combos))
+    if base_cache is None:
+        base_cache = {}
+    pkey = ("pieces", x0, x1)
+    if pkey not in base_cache:  # the region's pieces do not depend on the hypothesis
+        base_cache[pkey] = _region_pieces(s_piece, x0, local_opts)
+    firsts, distinct, can_empty = base_cache[pkey]
     if same_sh:
         counted = []
         for piece in distinct:
@@ -268,8 +265,6 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
         # The baseline is the pairwise alignment of the source piece with each piece (for
         # same_sh the system's alignment is that alignment already).
         # It does not depend on the hypothesis: ``base_cache`` shares it between systems.
-        if base_cache is None:
-            base_cache = {}
         with_base = []
         for piece, (c, cost) in zip(distinct, counted, strict=True):
             bkey = ("baseline", x0, x1, piece)
@@ -281,7 +276,9 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     piece_counts = dict(zip(distinct, counted, strict=True))
     table: dict[tuple[IMeasureCounts, bool], tuple[Witness, Tokens]] = {}
     pieces: set[tuple[Tokens, bool]] = set()
-    for idx, piece in combos:
+    # distinct pieces in the order of their first combination: the first combination of a
+    # key is the first witness of the first of its pieces
+    for idx, piece in zip(firsts, distinct, strict=True):
         key = (piece_counts[piece][0], list(piece) == s_piece)
         pieces.add((piece, key[1]))
         if key not in table:
@@ -516,12 +513,13 @@ def _uncertified_cuts(src: list[str], hyp: list[str],
             in zip(merged, tables, strict=True)]
     key = ("certificate", tuple(hyp), tuple((x1, y1) for _x0, x1, _y0, y1, _ in merged[:-1]))
     if key not in cache:
-        value = margin(src, hyp, spec, same_sh)
+        value = margin(src, hyp, spec, same_sh, decide=True)
         bad: set[int] = set()
         if value is not None and value <= 0:
             n_cuts = len(merged) - 1
             for j in range(n_cuts):
-                mj = margin(src, hyp, spec, same_sh, [k == j for k in range(n_cuts)])
+                mj = margin(src, hyp, spec, same_sh, [k == j for k in range(n_cuts)],
+                            decide=True)
                 if mj is not None and mj <= 0:
                     bad.add(j)
         cache[key] = bad
