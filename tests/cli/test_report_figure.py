@@ -175,6 +175,12 @@ def test_jfleg_needs_all_four_references(shared_data: Path,
     assert doc["reported"]["marked"] == "gleu" and doc["reported"]["test_set"] == "JFLEG dev"
     fields = doc["scores"][0]["fields"]
     assert set(fields) == {"GLEU", "draws_std", "draws_ci_low", "draws_ci_high"}
+    # the spell-checked source JFLEG ships is a system input, not the source GLEU uses
+    rc, out, _ = _run(capsys, "evaluate", "-m", "gleu", "-s", str(d / "dev.spellchecked.src"),
+                      "--hyp", str(d / "dev.src"), "--format", "json", "-q", "-r", *refs)
+    assert rc == 0
+    rep = json.loads(out)["reported"]
+    assert rep["marked"] is None and "spell-checked" in rep["notes"][0]
     rc, out, _ = _run(capsys, *argv, "-r", *refs[:3])
     assert rc == 0
     rep = json.loads(out)["reported"]

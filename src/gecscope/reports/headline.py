@@ -118,6 +118,12 @@ def find_reported(data: EvalData, metrics: Sequence[Metric],
                      f"({head.reference}); {len({e.sha256 for e, _ in with_head})} given, so "
                      "no figure here is the reported one")
         return Reported(head, None, notes)
+    if data.source_path:
+        src_known, _ = _identify_paths([data.source_path], _registry(registry))
+        if src_known and src_known[0].warning:
+            notes.append(f"the source is {src_known[0].name}: {src_known[0].warning}; so no "
+                         "figure here is the reported one")
+            return Reported(head, None, notes)
     metric = names.get(head.metric)
     fields = "/".join(head.fields)
     if metric is None:
