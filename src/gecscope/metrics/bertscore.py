@@ -243,7 +243,7 @@ class Encoder:
     def embed(self, todo: Sequence[TokenIds]) -> dict[TokenIds, Any]:
         """Normalised embeddings of the chosen layer, in batches of equal length (no padding)
         of exactly ``batch_size`` sentences (the last one of a length filled up with repeats
-        of its first sentence); the caller sets the torch threads and ``no_grad``.
+        of its first sentence); the caller sets the torch threads and ``inference_mode``.
 
         With ``batch_size`` 1 (the default) each sentence is encoded alone, so its embedding
         is a function of that sentence by construction, within one process, torch build and
@@ -308,7 +308,9 @@ class Encoder:
         from gecscope._optional import torch_threads
 
         torch = self.torch
-        with torch_threads(threads), torch.no_grad():
+        # inference mode: no autograd bookkeeping (version counters, views' grad state);
+        # the same kernels on the same inputs, so the same bits as under no_grad
+        with torch_threads(threads), torch.inference_mode():
             n = int(torch.get_num_threads())
             found = {k: self.raw[(n, *k)] for k in dict.fromkeys(keyed) if (n, *k) in self.raw}
             missing = [k for k in dict.fromkeys(keyed) if k not in found]

@@ -36,8 +36,14 @@ def layer_norm(x: Any, weight: Any, bias: Any, eps: float) -> Any:
     import numpy as np
 
     mean = x.mean(-1, keepdims=True)
-    var = np.square(x - mean).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + np.float32(eps)) * weight + bias
+    # the same operations in the same order as ``(x - mean) / sqrt(var + eps) * weight + bias``,
+    # with ``x - mean`` computed once and the rest in place (exact: one rounding per operation)
+    out = x - mean
+    var = np.square(out).mean(-1, keepdims=True)
+    out /= np.sqrt(var + np.float32(eps))
+    out *= weight
+    out += bias
+    return out
 
 
 def gelu(x: Any) -> Any:
@@ -124,7 +130,8 @@ class MiniLMEncoder:
 
     def _linear(self, x: Any, prefix: str) -> Any:
         # one 2-D product (numpy's stacked 3-D matmul is ~1.8x slower here)
-        y = x.reshape(-1, x.shape[-1]) @ self.w[prefix + "weight"].T + self.w[prefix + "bias"]
+        y = x.reshape(-1, x.shape[-1]) @ self.w[prefix + "weight"].T
+        y += self.w[prefix + "bias"]  # in place: the same sum as ``y + bias``, no copy
         return y.reshape(*x.shape[:-1], y.shape[-1])
 
     def hidden_states(self, encodings: Sequence[Any]) -> Any:
@@ -141,8 +148,11 @@ class MiniLMEncoder:
              + w["embeddings.position_embeddings.weight"][None, :t])
         x = self._norm(x, "embeddings.LayerNorm.")
         states = [x]
-        # masked keys get the most negative float32, as transformers' extended attention mask
-        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :].astype(np.float32)
+        # masked keys get the most negative float32, as transformers' extended attention mask;
+        # without padding (a window encoded alone) every entry would be -0.0, and s + -0.0 is s
+        # exactly for every float, so the addition is skipped
+        bias = (None if mask.all() else
+                ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :].astype(np.float32))
         d = x.shape[-1] // self.heads
         scale = np.float32(1.0 / np.sqrt(d))
 
@@ -154,15 +164,20 @@ class MiniLMEncoder:
             q = split(self._linear(x, p + "attention.self.query."))
             kk = split(self._linear(x, p + "attention.self.key."))
             v = split(self._linear(x, p + "attention.self.value."))
-            scores = (q @ kk.transpose(0, 1, 3, 2)) * scale + bias
+            scores = q @ kk.transpose(0, 1, 3, 2)
+            scores *= scale
+            if bias is not None:
+                scores += bias
             scores -= scores.max(-1, keepdims=True)
             probs = np.exp(scores)
             probs /= probs.sum(-1, keepdims=True)
             ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(b, t, -1)
-            a = self._norm(self._linear(ctx, p + "attention.output.dense.") + x,
-                           p + "attention.output.LayerNorm.")
+            a = self._linear(ctx, p + "attention.output.dense.")
+            a += x  # the residual, in place (the same sum)
+            a = self._norm(a, p + "attention.output.LayerNorm.")
             h = gelu(self._linear(a, p + "intermediate.dense."))
-            x = self._norm(self._linear(h, p + "output.dense.") + a,
-                           p + "output.LayerNorm.")
+            y = self._linear(h, p + "output.dense.")
+            y += a
+            x = self._norm(y, p + "output.LayerNorm.")
             states.append(x)
-        return np.stack([states[i] for i in self.layers], axis=2).astype(np.float32)
+        return np.stack([states[i] for i in self.layers], axis=2).astype(np.float32, copy=False)

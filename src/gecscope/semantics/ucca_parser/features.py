@@ -116,12 +116,15 @@ class Featurizer:
         for (k, a, _b, words), enc in zip(pieces, encoded, strict=True):
             # one window alone: its states depend on its own word pieces only
             states = self.encoder.hidden_states([enc])[0]  # T,L,H
+            # each word's pieces summed in piece order (np.add.at adds one index after the
+            # other, as a loop over the pieces would), then divided by their count
+            pieces_of = [(t, w) for t, w in enumerate(enc.word_ids) if w is not None]
             sums = np.zeros((len(words), len(self.layers), HIDDEN), dtype=np.float32)
             n = np.zeros(len(words), dtype=np.float32)
-            for t, w in enumerate(enc.word_ids):
-                if w is not None:
-                    sums[w] += states[t]
-                    n[w] += 1
+            if pieces_of:
+                at, word = (np.array(x, dtype=np.intp) for x in zip(*pieces_of, strict=True))
+                np.add.at(sums, word, states[at])
+                n += np.bincount(word, minlength=len(words)).astype(np.float32)
             n = np.maximum(n, 1)
             sums /= n[:, None, None]
             # windows overlap: average them

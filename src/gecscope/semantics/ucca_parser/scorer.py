@@ -13,12 +13,6 @@ from typing import Any
 from gecscope.semantics.ucca_parser.encoder import layer_norm
 
 
-def _sigmoid(x: Any) -> Any:
-    from scipy.special import expit
-
-    return expit(x)
-
-
 class NumpySpanScorer:
     """Label log-probabilities of every span of a sentence, from a :class:`SpanScorer`'s weights.
 
@@ -65,13 +59,20 @@ class NumpySpanScorer:
                                                           + w["lstm.bias_hh_" + suffix])
         w_hh = w["lstm.weight_hh_" + suffix].T
         hdim = self.hidden
+        from scipy.special import expit
+
         h = np.zeros((b, hdim), dtype=np.float32)
         c = np.zeros((b, hdim), dtype=np.float32)
         out = np.zeros((b, t, hdim), dtype=np.float32)
         for step in range(t):
-            g = gates_in[:, step] + h @ w_hh  # gates i, f, g, o (torch's order)
-            s = _sigmoid(g)  # one call for the three sigmoid gates (and the unused g part)
-            c = s[:, hdim:2 * hdim] * c + s[:, :hdim] * np.tanh(g[:, 2 * hdim:3 * hdim])
+            # g = gates_in[:, step] + h @ w_hh (gates i, f, g, o: torch's order) and
+            # c = f * c + i * tanh(g), computed in place: the same operations on the same
+            # values (one rounding each), without the temporaries
+            g = h @ w_hh
+            g += gates_in[:, step]
+            s = expit(g)  # one call for the three sigmoid gates (and the unused g part)
+            c *= s[:, hdim:2 * hdim]
+            c += s[:, :hdim] * np.tanh(g[:, 2 * hdim:3 * hdim])
             h = s[:, 3 * hdim:] * np.tanh(c)
             out[:, step] = h
         if reverse:
