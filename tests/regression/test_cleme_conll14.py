@@ -174,3 +174,27 @@ def test_cleme2_dependent_equals_the_released_code(data: EvalData, errant_dir: P
     counts_want, score_want = CLEME_E90ABEA_DEPENDENT[(system, level)]
     assert counts == counts_want
     assert f["Score"] == pytest.approx(score_want, abs=1e-12)
+
+
+# 95% percentile bootstrap intervals (1,000 resamples, seed 12345) computed through
+# ``aggregate`` on every resample, the only path before the vectorised one (#44): value, low,
+# high, mean, stdev. The vectorised path must print the same.
+BOOTSTRAP_AGGREGATE = {
+    ("cleme", "AMU"): (0.2514, 0.2308, 0.2736, 0.2518, 0.0111),
+    ("cleme", "CAMB"): (0.2690, 0.2511, 0.2874, 0.2695, 0.0094),
+    ("cleme2 length", "AMU"): (0.4519, 0.4409, 0.4633, 0.4521, 0.0057),
+}
+
+
+@pytest.mark.parametrize(("setting", "system"), sorted(BOOTSTRAP_AGGREGATE))
+def test_bootstrap_intervals_unchanged(data: EvalData, errant_dir: Path, setting: str,
+                                       system: str) -> None:
+    from gecscope.metrics.cleme.resampling import CLEMERows
+    from gecscope.stats.resample import bootstrap_interval
+
+    metric = CLEMEMetric() if setting == "cleme" else CLEME2Metric(weighting="length")
+    assert isinstance(metric.resampling(), CLEMERows)  # the vectorised path is the one timed
+    stats = metric.sentence_stats(data, _hyp(errant_dir, system))
+    iv = bootstrap_interval(metric, stats, n_samples=1000, seed=12345)
+    got = tuple(f"{x:.4f}" for x in (iv.value, iv.low, iv.high, iv.mean, iv.stdev))
+    assert got == tuple(f"{x:.4f}" for x in BOOTSTRAP_AGGREGATE[(setting, system)])

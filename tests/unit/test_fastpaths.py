@@ -33,6 +33,8 @@ COVERED = {
     "m2": "conll14",
     "pterrant": "conll14 (weights 1), demo (BERTScore weights)",
     "ptm2": "conll14 (weights 1), demo (BERTScore weights)",
+    "cleme": "conll14 (tests/unit/test_cleme_fastpath.py: 250 resamples of AMU, CAMB, UFC; ten "
+             "settings)",
     "cleme2": "conll14",
     "gotoscorer": "demo",
     "gleu": "demo",

@@ -1,7 +1,8 @@
 """CLEME and CLEME2.0 (Ye et al. 2023, 2025).
 
 :mod:`.metric` (the two registered metrics and ``explain``), :mod:`.chunks` (the chunk
-partition and its classification) and :mod:`.weights` (length, similarity and LLM weighting).
+partition and its classification), :mod:`.weights` (length, similarity and LLM weighting) and
+:mod:`.resampling` (the vectorised bootstrap path, length weights recomputed per resample).
 """
 
 from gecscope.metrics.cleme.metric import (

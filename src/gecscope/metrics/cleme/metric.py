@@ -14,7 +14,8 @@ the correction-*dependent* assumption (each reference on its own, best one chose
 Corpus level: for each sentence (in order) the reference whose counts maximise the score of the
 *cumulative* counts is chosen (ties: more TP, fewer FP, fewer FN, more TN); sentence level: the
 best reference per sentence on its own scores, then the mean over sentences. Per-sentence
-statistics keep every reference, so bootstrap resampling re-runs the choice.
+statistics keep every reference, so bootstrap resampling re-runs the choice (vectorised, with
+each resample's own length bias: :mod:`gecscope.metrics.cleme.resampling`).
 
 Numbers reproduce THUKElab/CLEME v1.1 on the M2 files it ships (see docs/cleme.md), bugs
 included by default; each correction is a ``fix_*`` option (``fix_sentence_weights``,
@@ -36,7 +37,7 @@ from gecscope.errors import ConfigError
 from gecscope.gate.consistency import check_hypothesis
 from gecscope.metrics import candidates
 from gecscope.metrics.base import Metric, Score
-from gecscope.metrics.candidates import CandidateCounts, CountSpec
+from gecscope.metrics.candidates import CountSpec
 from gecscope.metrics.cleme.chunks import (
     ASSUMPTIONS,
     FN,
@@ -48,6 +49,7 @@ from gecscope.metrics.cleme.chunks import (
     classify,
     partition,
 )
+from gecscope.metrics.cleme.resampling import CLEMERows
 from gecscope.metrics.cleme.weights import (
     LENGTH_CORPUS,
     LENGTH_SENTENCE,
@@ -527,6 +529,12 @@ class CLEMEMetric(_CLEMEBase):
     def _weigher(self, stats: Sequence[CLEMEStats]) -> _Weigher:
         return _Weigher(self.config, stats, zero_as_one=not self.config.fix_zero_weights)
 
+    def resampling(self) -> Any:
+        """Vectorised resampling equal to :meth:`aggregate` on every resample, the length
+        weights recomputed from each resample's own bias (:class:`CLEMERows`, a rows scorer
+        like GLEU's: not a count table)."""
+        return CLEMERows(self)
+
     def aggregate(self, stats: Sequence[CLEMEStats]) -> Score:
         cfg = self.config
         weigher = self._weigher(stats)
@@ -621,12 +629,13 @@ class CLEME2Metric(_CLEMEBase):
                          fields_order=("Score", "Hit", "Wrong", "Under", "Over", "TP", "FP",
                                        "FP_ne", "FP_un", "FN", "TN"))
 
-    def resampling(self) -> CandidateCounts | None:
-        """Vectorised resampling for unweighted corpus-level scores (length weights depend on
-        the resampled corpus and model weights are not integers: those use ``aggregate``)."""
+    def resampling(self) -> Any:
+        """Vectorised resampling: unweighted corpus-level scores sum whole counts
+        (:class:`CandidateCounts`, stacked across systems); every other setting re-runs the
+        reference choice on each resample with its own length weights (:class:`CLEMERows`)."""
         if self.config.level == "corpus" and self.config.weighting == "none":
             return self.spec().resampling(self._candidates)
-        return None
+        return CLEMERows(self)
 
     def _candidates(self, stats: Sequence[CLEMEStats]) -> list[list[ChunkCounts]]:
         weigher = self._weigher(stats)
