@@ -7,6 +7,10 @@
 * ``pairwise_sync`` (compiled) must pair the tokens as the pure-Python backtrace does.
 * On real CoNLL-2014 sentences, the search with the decided certificate must give every
   outcome, witness and reference of the search with the exact certificate.
+* :class:`Outcomes` (a decomposed sentence's outcomes as arrays, objects built when asked
+  for) must give every outcome, witness, reference and choice of the object-by-object
+  search, and the region kernel with the pieces' encoding shared by all systems the
+  kernel's answer with its own encoding.
 """
 
 from __future__ import annotations
@@ -157,3 +161,93 @@ def test_conll14_decided_certificate_equals_exact(conll14: Path, gold,  # type: 
         for k, i in enumerate(rows):
             slow = search.decomposed_options(gold.sentences[i], hyps[i])
             assert _outcomes(fast[name][k]) == _outcomes(slow), (name, i)
+
+
+# -- outcomes as arrays --------------------------------------------------------------------
+
+
+def _object_search(sentence: Any, hyp: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The search that builds one Option per outcome (the path without numpy), fresh cache."""
+    with monkeypatch.context() as m:
+        m.setattr(search, "_numpy_or_none", lambda: None)
+        return search.decomposed_outcomes(sentence, hyp)
+
+
+@pytest.mark.slow
+def test_conll14_outcome_arrays_equal_object_search(conll14: Path, gold,  # type: ignore[no-untyped-def]
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sentences 300-419 and 940-959 (949: 8,192 pieces in one region) of four systems, the
+    # systems sharing one cache per sentence (so the pieces' encoding is reused): every
+    # outcome's counts, witness and pieces and the chosen outcome equal the object search's.
+    from gecscope.formats.plain import read_tokens
+    from gecscope.metrics.imeasure.core import best_option
+    from gecscope.metrics.imeasure.outcomes import Outcomes, counts_of
+
+    rows = [*range(300, 420), *range(940, 960)]
+    caches: dict[int, dict[Any, Any]] = {i: {} for i in rows}
+    arrays = 0
+    for name in ("AMU", "CAMB", "POST", "UFC"):
+        hyps = read_tokens(conll14 / "submissions" / name, expected=len(gold))
+        for i in rows:
+            got = search.decomposed_outcomes(gold.sentences[i], hyps[i], cache=caches[i])
+            want = _object_search(gold.sentences[i], hyps[i], monkeypatch)
+            assert _outcomes(got) == _outcomes(want), (name, i)
+            if got is None:
+                continue
+            arrays += isinstance(got, Outcomes)
+            assert isinstance(want, list) and got == want
+            assert [got[k] for k in range(len(got))] == want  # indexing builds the same
+            assert got[-1] == want[-1] and got[1:3] == want[1:3]
+            for m in ("cwacc", "ci", "df", "ctp"):
+                assert best_option(counts_of(got), m[0], m[1:], 1.0, 2.0, "floor") == \
+                    best_option([o.counts for o in want], m[0], m[1:], 1.0, 2.0, "floor")
+    assert arrays > 100
+
+
+def test_kernel_with_shared_encoding_equals_its_own() -> None:
+    # One region's pieces encoded once (source first, hypothesis tokens unknown to them get
+    # fresh ids) and reused for several hypotheses: the same counts and costs as encoding
+    # every call itself, in the pieces' order.
+    from gecscope._jit import HAVE_NUMBA
+    from gecscope.metrics.imeasure.batch import threeway_counts_costs
+
+    if not HAVE_NUMBA:
+        pytest.skip("the shared encoding is the compiled engine's (numba not installed)")
+    rng = random.Random(5)
+    for _ in range(30):
+        s = [rng.choice("abcde") for _ in range(rng.randint(0, 6))]
+        refs = [tuple(rng.choice("abcdef") for _ in range(rng.randint(0, 7)))
+                for _ in range(rng.randint(1, 12))]
+        prepared: dict[str, Any] = {}
+        for _ in range(3):
+            h = [rng.choice("abcdexyz") for _ in range(rng.randint(0, 7))]
+            shared = threeway_counts_costs(s, h, refs, prepared=prepared)
+            assert shared == threeway_counts_costs(s, h, refs)
+            assert shared == threeway_counts_costs(s, h, refs, engine="python")
+
+
+def test_outcomes_pickle_and_corpus_choice(conll14: Path, gold) -> None:  # type: ignore[no-untyped-def]
+    # A sentence's statistics with Outcomes travel to workers by pickle and come back equal;
+    # corpus optimisation reads every outcome's counts from them.
+    import pickle
+
+    from gecscope.formats.plain import read_tokens
+    from gecscope.metrics.imeasure import IMeasureMetric
+    from gecscope.metrics.imeasure.metric import IMeasureSentence
+    from gecscope.metrics.imeasure.outcomes import Outcomes
+
+    hyps = read_tokens(conll14 / "submissions" / "CAMB", expected=len(gold))
+    sub = gold.subset(300, 340)
+    metric = IMeasureMetric()
+    stats = metric.sentence_stats_gold(sub, hyps[300:340])
+    assert any(isinstance(st.options, Outcomes) for st in stats)
+    back = pickle.loads(pickle.dumps(stats))
+    assert back == stats
+    assert [(list(a.options), a.best) for a in back] == [(list(b.options), b.best)
+                                                         for b in stats]
+    for st in stats:
+        if isinstance(st.options, Outcomes):
+            assert st.options.counts_list() == [o.counts for o in st.options]
+    corpus = IMeasureMetric(optimise="corpus")
+    assert corpus.aggregate(stats).fields == corpus.aggregate(
+        [IMeasureSentence(tuple(st.options), st.best) for st in stats]).fields

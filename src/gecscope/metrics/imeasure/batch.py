@@ -36,18 +36,26 @@ def _numpy() -> Any:
 
 
 def threeway_counts_costs(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]],
-                          chunk: int = 512, engine: str = "auto") -> list[tuple[IMeasureCounts, int]]:
+                          chunk: int = 512, engine: str = "auto",
+                          prepared: dict[str, Any] | None = None
+                          ) -> list[tuple[IMeasureCounts, int]]:
     """IMeasureCounts and optimal cost of the three-way alignment of ``(s, h, r)`` for each ``r``.
 
     ``engine``: ``auto`` (compiled kernel with numba, else the numpy batch for three or more
     references, else pure Python), or one of ``numba``, ``numpy``, ``python`` (for tests).
+    ``prepared``: a dict kept by the caller for one ``(s, refs)`` (any hypothesis), where the
+    compiled engine keeps the references' encoding (:func:`prepare_references`).
     """
     numpy = _numpy()
     if engine == "auto":
         engine = "numba" if HAVE_NUMBA else "numpy" if numpy is not None and len(refs) >= 3 \
             else "python"
     if engine == "numba":
-        return _compiled(s, h, refs)
+        if prepared is None:
+            return _compiled(s, h, refs)
+        if "compiled" not in prepared:
+            prepared["compiled"] = prepare_references(s, refs)
+        return _compiled(s, h, refs, prepared["compiled"])
     if engine == "python" or numpy is None:
         out = []
         for r in refs:
@@ -131,28 +139,40 @@ def _batch(np: Any, s: list[str], h: list[str], refs: list[list[str]]
     return out
 
 
-def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]]
-              ) -> list[tuple[IMeasureCounts, int]]:
-    """All references in one compiled call, in sorted order so that each reuses the table
-    slabs of the reference prefix it shares with the one before (:func:`_kernel_shared`)."""
+def prepare_references(s: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[Any, ...]:
+    """The references of :func:`_compiled` encoded once, for every hypothesis aligned with
+    them (the region's pieces do not depend on the hypothesis): token ids (the source's
+    first, then the references'), the references' ids end to end with their offsets, and
+    the sorted visiting order. Ids only need to be equal for equal tokens."""
     vocab: dict[str, int] = {}
-
-    def ids(tokens: Sequence[str]) -> list[int]:
-        return [vocab.setdefault(t, len(vocab)) for t in tokens]
-
-    S = np.array(ids(s), dtype=np.int64)
-    H = np.array(ids(h), dtype=np.int64)
-    rids = [ids(r) for r in refs]
+    for t in s:
+        vocab.setdefault(t, len(vocab))
+    rids = [[vocab.setdefault(t, len(vocab)) for t in r] for r in refs]
     offs = np.zeros(len(rids) + 1, dtype=np.int64)
-    for b, r in enumerate(rids):
-        offs[b + 1] = offs[b] + len(r)
+    offs[1:] = np.cumsum([len(r) for r in rids], dtype=np.int64)
     flat = np.array([t for r in rids for t in r], dtype=np.int64)
     order = np.array(sorted(range(len(rids)), key=rids.__getitem__), dtype=np.int64)
-    counts = np.zeros((len(rids), 7), dtype=np.int64)
-    costs = np.zeros(len(rids), dtype=np.int64)
-    if len(rids):
+    S = np.array([vocab[t] for t in s], dtype=np.int64)
+    return vocab, S, flat, offs, order
+
+
+def _compiled(s: Sequence[str], h: Sequence[str], refs: Sequence[Sequence[str]],
+              prepared: tuple[Any, ...] | None = None) -> list[tuple[IMeasureCounts, int]]:
+    """All references in one compiled call, in sorted order so that each reuses the table
+    slabs of the reference prefix it shares with the one before (:func:`_kernel_shared`).
+    ``prepared``: :func:`prepare_references` of ``(s, refs)``, reused across hypotheses (the
+    visiting order only decides which slabs are shared, not their cells)."""
+    vocab, S, flat, offs, order = prepared if prepared is not None else \
+        prepare_references(s, refs)
+    extra: dict[str, int] = {}  # hypothesis tokens in no reference nor the source
+    H = np.array([vocab[t] if t in vocab else extra.setdefault(t, len(vocab) + len(extra))
+                  for t in h], dtype=np.int64)
+    n = len(offs) - 1
+    counts = np.zeros((n, 7), dtype=np.int64)
+    costs = np.zeros(n, dtype=np.int64)
+    if n:
         _kernel_shared(S, H, flat, offs, order, counts, costs)
-    return [(IMeasureCounts(*(int(v) for v in row)), int(c))
+    return [(IMeasureCounts(*row), c)
             for row, c in zip(counts.tolist(), costs.tolist(), strict=True)]
 
 

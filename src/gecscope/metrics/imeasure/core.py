@@ -304,17 +304,30 @@ def _aspect_key(c: IMeasureCounts, a: str, metric: str, beta: float, w: float, t
     return (value, i, wacc, acc)
 
 
-def best_option(counts: Sequence[IMeasureCounts], aspect: str, metric: str, beta: float,
+def best_option(counts: Sequence[IMeasureCounts] | Any, aspect: str, metric: str, beta: float,
                 w: float, tie: str = "zero") -> int:
     """Index of the largest :func:`selection_key` among ``counts`` (the first on ties), as a
     first-wins scan computes it; long lists are scored as float64 arrays with the same
     operations in the same order (so the same values), short ones and any list whose keys
-    are not all finite (where the scan could raise) by the scan itself."""
-    if len(counts) < _VECTOR_MIN:
+    are not all finite (where the scan could raise) by the scan itself. ``counts`` may also
+    be an ``(n, 7)`` integer array of the fields in order
+    (:attr:`gecscope.metrics.imeasure.outcomes.Outcomes.counts`)."""
+    table: Any
+    if hasattr(counts, "shape"):
+        table = counts
+        if len(table) < _VECTOR_MIN:
+            return _scan([IMeasureCounts(*row) for row in table.tolist()], aspect, metric, beta,
+                         w, tie)
+    elif len(counts) < _VECTOR_MIN:
         return _scan(counts, aspect, metric, beta, w, tie)
+    else:
+        table = None
     import numpy as np
 
-    table = np.asarray([c.as_tuple() for c in counts], dtype=np.int64)
+    if table is None:
+        table = np.asarray([c.as_tuple() for c in counts], dtype=np.int64)
+    else:
+        table = np.asarray(table, dtype=np.int64)
     tp_d, tp_c, tn, fp_d, fn_d, tn_b, fn_b = table.T
     zero = np.zeros_like(tn_b)
     wacc_b = _wacc_array(np, zero, tn_b, zero, fn_b, zero, w)
@@ -355,6 +368,8 @@ def best_option(counts: Sequence[IMeasureCounts], aspect: str, metric: str, beta
             cols += [value, i, wacc, acc]
     keys = np.stack(cols, axis=1)
     if not np.isfinite(keys).all():
+        if hasattr(counts, "shape"):
+            counts = [IMeasureCounts(*row) for row in table.tolist()]
         return _scan(counts, aspect, metric, beta, w, tie)
     alive = np.ones(len(keys), dtype=bool)
     for j in range(keys.shape[1]):  # lexicographic maximum, as tuples compare

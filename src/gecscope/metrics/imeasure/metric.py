@@ -44,10 +44,11 @@ from gecscope.metrics.imeasure.core import (
     best_option,
     selection_key,
 )
+from gecscope.metrics.imeasure.outcomes import Outcomes, counts_of
 from gecscope.metrics.imeasure.search import (
     Option,
     Witness,
-    decomposed_options,
+    decomposed_outcomes,
     exhaustive_options,
     n_candidates_upper,
 )
@@ -70,9 +71,11 @@ _COUNTS = attrgetter(*_COUNT_FIELDS)
 @dataclass(frozen=True, slots=True)
 class IMeasureSentence:
     """Per-sentence statistics: every distinct outcome (counts) in first-witness order, and the
-    one chosen when optimising per sentence. Corpus optimisation re-runs the choice in order."""
+    one chosen when optimising per sentence. Corpus optimisation re-runs the choice in order.
+    ``options`` is a tuple of :class:`Option`, or :class:`Outcomes` (arrays, each
+    :class:`Option` built when asked for) for a decomposed sentence."""
 
-    options: tuple[Option, ...]
+    options: Sequence[Option]
     best: int
 
     @property
@@ -87,7 +90,10 @@ class IMeasureSentence:
         """A compact pickle (statistics travel from workers and Ray actors to the driver): the
         options' counts as one array of machine integers, their witnesses and pieces as plain
         tuples. A sentence can have 10^5 options; field-by-field pickling of the dataclasses
-        took four times as long to write and nearly twice as long to read."""
+        took four times as long to write and nearly twice as long to read. :class:`Outcomes`
+        pickle as their arrays."""
+        if isinstance(self.options, Outcomes):
+            return (IMeasureSentence, (self.options, self.best))
         flat = array("q")
         for o in self.options:
             flat.extend(_COUNTS(o.counts))
@@ -258,11 +264,12 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         return selection_key(c, m[0], m[1:], cfg.beta, cfg.w, cfg.tie_rule)
 
     def sentence_options(self, sentence: GoldSentence, hyp: Sequence[str],
-                         cache: dict[Any, Any] | None = None) -> list[Option]:
-        """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure.search`)."""
+                         cache: dict[Any, Any] | None = None) -> Sequence[Option]:
+        """Distinct outcomes of one sentence (see :mod:`gecscope.metrics.imeasure.search`):
+        :class:`Outcomes` for a decomposed sentence, else a list of :class:`Option`."""
         cfg = self.config
         if cfg.mix and cfg.search == "auto":
-            opts = decomposed_options(sentence, hyp, cfg.window, cache=cache,
+            opts = decomposed_outcomes(sentence, hyp, cfg.window, cache=cache,
                                       baseline=cfg.baseline)
             if opts is not None:
                 return opts
@@ -291,9 +298,10 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                 opts = self.sentence_options(sent, hyp,
                                              caches[i] if caches is not None else None)
                 m = cfg.maximise.lower()
-                best = best_option([o.counts for o in opts], m[0], m[1:], cfg.beta, cfg.w,
+                best = best_option(counts_of(opts), m[0], m[1:], cfg.beta, cfg.w,
                                    cfg.tie_rule)
-                stats = _SENTENCES[key] = IMeasureSentence(tuple(opts), best)
+                kept = opts if isinstance(opts, Outcomes) else tuple(opts)
+                stats = _SENTENCES[key] = IMeasureSentence(kept, best)
                 _CACHED["options"] += len(opts)
                 while _SENTENCES and (len(_SENTENCES) > MAX_CACHED_SENTENCES
                                       or _CACHED["options"] > MAX_CACHED_OPTIONS):
@@ -343,7 +351,8 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         """The counts used for each sentence: its own best, or the corpus-greedy choice."""
         if self.config.optimise == "sent":
             return [s.counts for s in stats]
-        cands = [[o.counts for o in s.options] for s in stats]
+        cands = [s.options.counts_list() if isinstance(s.options, Outcomes)
+                 else [o.counts for o in s.options] for s in stats]
         chosen = corpus_greedy(cands, lambda t, c: self._key(t + c), lambda t, c: t + c, ZERO)
         return [c[i or 0] for c, i in zip(cands, chosen, strict=True)]
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gecscope.formats.imeasure_xml import Error, GoldSentence
@@ -41,25 +40,11 @@ from gecscope.metrics.imeasure.core import (
     option_combinations,
 )
 from gecscope.metrics.imeasure.core import Option as Option_
+from gecscope.metrics.imeasure.outcomes import Option, Outcomes, Witness
 from gecscope.types import Tokens
 
-Witness = tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """A distinct outcome for one sentence: its counts and the first reference producing them
-    (kept as its pieces, joined on demand: most outcomes' references are never looked at)."""
-
-    counts: IMeasureCounts
-    witness: Witness
-    pieces: tuple[Tokens, ...]
-
-    @property
-    def reference(self) -> Tokens:
-        if len(self.pieces) == 1:
-            return self.pieces[0]
-        return tuple(t for p in self.pieces for t in p)
+__all__ = ["Option", "Outcomes", "Witness", "decomposed_options", "decomposed_outcomes",
+           "exhaustive_options"]
 
 
 def canonical_errors(sentence: GoldSentence) -> list[Error]:
@@ -259,7 +244,9 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
             tn, fn, cost = pairwise_counts(h_piece, piece)
             counted.append((IMeasureCounts(tn=tn, fn_d=fn, tn_b=tn, fn_b=fn), cost))
     else:
-        counted = threeway_counts_costs(s_piece, h_piece, distinct)
+        ekey = ("encoded", x0, x1)  # the pieces' encoding, shared by every hypothesis
+        counted = threeway_counts_costs(s_piece, h_piece, distinct,
+                                        prepared=base_cache.setdefault(ekey, {}))
     base_costs: dict[Tokens, int] = {}
     if baseline == "separate" and not same_sh:
         # The baseline is the pairwise alignment of the source piece with each piece (for
@@ -290,7 +277,19 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
                        max_local: int = 1 << 16,
                        cache: dict[Any, Any] | None = None,
                        baseline: str = "separate") -> list[Option] | None:
-    """The same result as :func:`exhaustive_options` (mixing), computed region by region.
+    """The same result as :func:`exhaustive_options` (mixing), computed region by region:
+    :func:`decomposed_outcomes` with every outcome built as an :class:`Option`."""
+    found = decomposed_outcomes(sentence, hyp, window, max_local, cache, baseline)
+    return None if found is None else list(found)
+
+
+def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
+                        max_local: int = 1 << 16,
+                        cache: dict[Any, Any] | None = None,
+                        baseline: str = "separate") -> Sequence[Option] | None:
+    """The same result as :func:`exhaustive_options` (mixing), computed region by region,
+    as :class:`Outcomes` (arrays; an :class:`Option` is built when one is asked for) when
+    numpy is installed.
 
     Cuts proposed by :func:`find_cuts` are kept only when
     :func:`gecscope.metrics.imeasure.certify.margin` proves, for every candidate at once, that
@@ -353,15 +352,44 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
+    def source_counts() -> IMeasureCounts:
+        # every piece is the source's: the tool aligns the hypothesis with the source itself
+        c = count_columns(align(src, hyp, src))
+        return c.with_baseline(n, 0) if baseline == "separate" else c
+
+    numpy = _numpy_or_none()
+    if numpy is not None:
+        return _outcomes_numpy(numpy, region_tables, None if same_sh else source_counts)
     found: dict[IMeasureCounts, Option] = {}
     for c, all_src, w, parts in combine_regions(region_tables):
         if all_src and not same_sh:
-            c = count_columns(align(src, hyp, src))
-            if baseline == "separate":
-                c = c.with_baseline(n, 0)
+            c = source_counts()
         if c not in found:
             found[c] = Option(c, w, parts)
     return sorted(found.values(), key=lambda o: o.witness)
+
+
+def _outcomes_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
+                                                    tuple[Witness, Tokens]]],
+                    source_counts: Any) -> Outcomes:
+    """The distinct counts of :func:`combine_regions`'s outcomes as :class:`Outcomes`, in
+    witness order, each with its first witness. ``source_counts`` (None when the hypothesis
+    is the source) gives the counts of the outcome whose pieces are all the source's, which
+    replace the summed ones; then the only outcome whose counts can repeat another's is that
+    one (the others are distinct sums), and the later of the two is dropped."""
+    keys, witnesses, choice, pieces = _combine_arrays(np, tables)
+    counts = keys[:, :7]
+    flagged = np.flatnonzero(keys[:, 7])
+    if len(flagged):
+        t = int(flagged[0])
+        if source_counts is not None:
+            counts[t] = source_counts().as_tuple()
+        same = np.flatnonzero((counts == counts[t]).all(axis=1))
+        if len(same) > 1:
+            keep = np.ones(len(counts), dtype=bool)
+            keep[int(same.max())] = False
+            counts, witnesses, choice = counts[keep], witnesses[keep], choice[:, keep]
+    return Outcomes(np.ascontiguousarray(counts), witnesses, choice, pieces)
 
 
 Outcome = tuple[IMeasureCounts, bool, Witness, tuple[Tokens, ...]]
@@ -420,6 +448,19 @@ def _combine_python(tables: Sequence[dict[tuple[IMeasureCounts, bool], tuple[Wit
 
 def _combine_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
                                                    tuple[Witness, Tokens]]]) -> list[Outcome]:
+    keys, witnesses, choice, pieces = _combine_arrays(np, tables)
+    piece_cols = [[ps[o] for o in row] for ps, row in zip(pieces, choice.tolist(), strict=True)]
+    return [(IMeasureCounts(*row[:7]), bool(row[7]), tuple(w), ps)
+            for row, w, ps in zip(keys.tolist(), witnesses.tolist(), zip(*piece_cols),
+                                  strict=True)]
+
+
+def _combine_arrays(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
+                                                   tuple[Witness, Tokens]]]
+                    ) -> tuple[Any, Any, Any, list[list[Tokens]]]:
+    """:func:`combine_regions` as arrays: the final states ``(n, 8)`` (seven counts and the
+    all-source flag), their witnesses ``(n, width)``, each state's outcome in every region
+    ``(regions, n)``, and each region's pieces (indexed by those outcomes)."""
     # Each region's witnesses have the same length (one index per error of the region), so
     # comparing concatenations is comparing region by region.
     levels = []
@@ -470,19 +511,16 @@ def _combine_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
         parent, outcome = links[r]
         choice[r] = outcome[at]
         at = parent[at]
-    # each final state's witness (the regions' witnesses side by side: within a region they
-    # have one length) and pieces, gathered region by region rather than state by state
+    # each final state's witness: the regions' witnesses side by side (within a region they
+    # have one length), gathered region by region rather than state by state
     witness_cols = []
-    piece_cols = []
     for r, (_, vals) in enumerate(levels):
         width = len(vals[0][0])
         local = np.array([w for w, _ in vals], dtype=np.int64).reshape(len(vals), width)
         witness_cols.append(local[choice[r]])
-        pieces = [p for _, p in vals]
-        piece_cols.append([pieces[o] for o in choice[r].tolist()])
-    witnesses = np.concatenate(witness_cols, axis=1).tolist()
-    return [(IMeasureCounts(*row[:7]), bool(row[7]), tuple(w), ps)
-            for row, w, ps in zip(keys.tolist(), witnesses, zip(*piece_cols), strict=True)]
+    witnesses = np.concatenate(witness_cols, axis=1) if witness_cols else \
+        np.zeros((n_final, 0), dtype=np.int64)
+    return keys, witnesses, choice, [[p for _, p in vals] for _, vals in levels]
 
 
 _BITS = 32
