@@ -2,8 +2,9 @@
 
 Subcommands: ``human`` (Expected Wins / TrueSkill from the judgments), ``system`` (system-level
 Pearson/Spearman/Kendall), ``sentence`` (pairwise agreement), ``window`` (window analysis,
-optional plot), ``tradeoff`` (CLEME2.0 trade-off factor search) and ``table`` (the paper-style
-correlation table of every installed metric, written as Markdown).
+optional plot), ``tradeoff`` (CLEME2.0 trade-off factor search), ``table`` (the paper-style
+correlation table of every installed metric, written as Markdown; ``--ensemble`` adds rank
+ensemble rows) and ``attack`` (the attack audit: can a system game a metric?).
 """
 
 from __future__ import annotations
@@ -164,10 +165,178 @@ def add_parser(sub: Any) -> None:
     t.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     add_jobs_argument(t, "scoring the systems (one task per system)")
     t.set_defaults(func=run_table)
+    t.add_argument("--ensemble", action="append", default=[], metavar="LIST",
+                   help="also a row of the rank ensemble (Goto et al. 2025) of these "
+                        "comma-separated metrics: each ranks the systems by its corpus "
+                        "score, the negative ranks are averaged (repeatable, one row each)")
+    _add_attack_parser(msub)
     from gecscope.cli import maege  # MAEGE (#34 item 2): its own module
 
     maege.add_parser(msub)
     p.set_defaults(func=lambda args: _usage(p))
+
+
+def _add_attack_parser(msub: Any) -> None:
+    a = msub.add_parser(
+        "attack", help="attack audit: can a system score well without correcting well?",
+        description="Build attack systems (copy the source, the best system's most precise "
+                    "edit types, the union of all systems' edits, fluent sentences with the "
+                    "meaning destroyed, LLM chatter, the published attacks of Goto et al. 2025 "
+                    "with --attack-dir, your own Attack classes) and score them with every "
+                    "metric beside the real systems: each attack's place, and whether it beats "
+                    "the best real system, the human-preferred one and the source by a "
+                    "significant margin (paired bootstrap). docs/meta-eval.md#attack-audit")
+    a.add_argument("--gjg15", metavar="DIR", help="folder of GJG15's judgments.xml (the "
+                   "CoNLL-2014 test set with its human ranking; needs --submissions)")
+    a.add_argument("--seeda", metavar="DIR", help="SEEDA repository folder")
+    a.add_argument("--submissions", metavar="DIR",
+                   help="with --gjg15: the 13 CoNLL-2014 outputs; without --gjg15/--seeda: "
+                        "any folder of system outputs (every file a system, one sentence per "
+                        "line), scored against --m2, with --source-name as the source")
+    a.add_argument("--m2", metavar="FILE", help="the references (CoNLL-2014 test M2 for "
+                   "GJG15 and SEEDA; needed by reference-based metrics and by the attacks "
+                   "built from references)")
+    a.add_argument("--source-name", default="INPUT", metavar="SYSTEM",
+                   help="the system that is the unchanged source (default INPUT)")
+    a.add_argument("--systems", default="base", help="SEEDA system set (default: base)")
+    a.add_argument("--ranking", default=None,
+                   help="human ranking naming the human-preferred system (default: the "
+                        "benchmark's first: EW for GJG15, EW_sent for SEEDA)")
+    a.add_argument("--best", metavar="SYSTEM",
+                   help="the real system the attacks start from (default: the human-preferred "
+                        "one; needed for a folder without a human ranking)")
+    a.add_argument("--metrics", help="comma-separated metrics (default: all installed; one "
+                   "that cannot run here is skipped with the reason)")
+    a.add_argument("--option", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                   help="an option of one metric (repeatable), e.g. scribendi.model=DIR")
+    a.add_argument("--attacks", default="all", metavar="LIST",
+                   help="comma-separated attacks (names or module:Class of an "
+                        "gecscope.meta_eval.attacks.Attack subclass; default: all built-in; "
+                        "'none' for the --attack-dir outputs only)")
+    a.add_argument("--attack-dir", metavar="DIR",
+                   help="a folder of attack outputs to read as systems (e.g. your copy of "
+                        "gotutiyan/attack-gec-metrics' experiments/attack_results); each file "
+                        "one sentence per line, the whole test set (1,312 lines for CoNLL-2014)")
+    a.add_argument("--attack-glob", default="*.txt", metavar="PATTERN",
+                   help="which files of --attack-dir (default *.txt; conll14-*.txt for the "
+                        "published attack_results folder)")
+    a.add_argument("--ensemble", default="all", metavar="LIST",
+                   help="members of the rank ensemble row: 'all' (default: every metric that "
+                        "ran), 'none', or comma-separated metric names")
+    a.add_argument("--resamples", type=draws(minimum=1), default=1000, metavar="N",
+                   help="paired bootstrap resamples (default 1000)")
+    a.add_argument("--seed", type=int, default=0,
+                   help="seed of the bootstrap and of the random attacks (default 0)")
+    a.add_argument("--alpha", type=float, default=0.05,
+                   help="p-value below which a win is significant (default 0.05)")
+    a.add_argument("--format", choices=["markdown", "json"], default="markdown",
+                   help="what is printed (or written to --output): Markdown tables (default) "
+                        "or the JSON of every figure")
+    a.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
+    add_output_argument(a, "file to write (default: standard output)")
+    a.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    add_jobs_argument(a, "scoring the systems")
+    a.set_defaults(func=run_attack)
+
+
+def _attack_test_sets(args: argparse.Namespace) -> list[Any]:
+    """The test sets of ``meta-eval attack``: GJG15 and/or SEEDA, or a folder of systems."""
+    from gecscope.meta_eval.audit import benchmark_test_set
+    from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
+
+    sets = []
+    if args.gjg15:
+        if not args.submissions:
+            raise ConfigError("--gjg15 needs --submissions DIR (the 13 CoNLL-2014 outputs)")
+        sets.append(benchmark_test_set(load_gjg15(args.gjg15, args.submissions, args.m2),
+                                            None, args.ranking, args.source_name))
+    if args.seeda:
+        sets.append(benchmark_test_set(load_seeda(args.seeda, args.m2), args.systems,
+                                            args.ranking, args.source_name))
+    if not sets:
+        if not (args.submissions and args.m2):
+            raise ConfigError("give --gjg15 DIR --submissions DIR, --seeda DIR, or a folder of "
+                              "system outputs (--submissions DIR) with its references (--m2)")
+        sets.append(_folder_test_set(args.submissions, args.m2, args.source_name))
+    return sets
+
+
+def _folder_test_set(folder: str, m2_path: str, source: str) -> Any:
+    """Every file of ``folder`` a system (named by its stem), ``source`` the source, scored
+    against the M2 ``m2_path``."""
+    from gecscope.data import EvalData, Hypothesis
+    from gecscope.errors import FormatError
+    from gecscope.formats.m2 import read_m2
+    from gecscope.meta_eval.audit import TestSet
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise FormatError("system outputs folder not found", root)
+    corpus = read_m2(m2_path)
+    files = sorted(p for p in root.iterdir() if p.is_file() and not p.name.startswith("."))
+    hyps = {}
+    for p in files:
+        name = p.stem
+        if name in hyps:
+            raise FormatError(f"two files are named system {name!r}", p)
+        hyps[name] = Hypothesis.from_file(p, name=name, expected=len(corpus),
+                                          expected_from=m2_path)
+    if source not in hyps:
+        raise ConfigError(f"no file of {root} is the source {source!r} (--source-name); "
+                          f"systems: {', '.join(hyps) or 'none'}")
+    for row, (a, b) in enumerate(zip(hyps[source].tokens, corpus.sources, strict=True)):
+        if a != b:
+            raise FormatError(f"line {row + 1} differs from the M2's source sentence; is "
+                              f"{source!r} the source of {m2_path}?", hyps[source].path,
+                              row + 1)
+    real = {k: v for k, v in hyps.items() if k != source}
+    return TestSet(root.name or str(root), EvalData.from_m2(corpus), real, hyps[source])
+
+
+def run_attack(args: argparse.Namespace) -> int:
+    from gecscope.cli._common import dump_json
+    from gecscope.formats.base import atomic_write
+    from gecscope.meta_eval.attacks import get_attack, list_attacks, read_attack_dir
+    from gecscope.meta_eval.audit import render_markdown, run_audit
+    from gecscope.registry import list_metrics
+
+    if not 0 < args.alpha < 1:
+        raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    attacks = (list_attacks() if args.attacks == "all" else [] if args.attacks == "none" else
+               [a.strip() for a in args.attacks.split(",") if a.strip()])
+    for a in attacks:
+        get_attack(a)  # an unknown attack is refused before anything is scored
+    if not attacks and not args.attack_dir:
+        raise ConfigError("no attacks: give --attacks or --attack-dir")
+    metrics = ([m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics
+               else list_metrics())
+    _check_table_options(args.option, metrics)
+    ensemble = (None if args.ensemble == "all" else [] if args.ensemble == "none" else
+                [m.strip() for m in args.ensemble.split(",") if m.strip()])
+    test_sets = _attack_test_sets(args)
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(f"meta-eval attack: {msg}", file=sys.stderr)
+
+    results = []
+    for ts in test_sets:
+        extra = (read_attack_dir(args.attack_dir, ts.sentences, ts.total, args.attack_glob)
+                 if args.attack_dir else [])
+        results.append(run_audit(
+            ts, metrics, attacks=attacks, extra=extra,
+            make_metric=lambda name: make_metric(name, args.option, alone=False),
+            best=args.best, ensemble=ensemble, resamples=args.resamples, seed=args.seed,
+            alpha=args.alpha, jobs=args.jobs, progress=progress))
+    payload = {"audits": [r.as_dict() for r in results]}
+    if args.json_out:
+        atomic_write(args.json_out, [dump_json(payload)])
+    text = dump_json(payload) if args.format == "json" else render_markdown(results)
+    if args.output in (None, "-"):
+        print(text)
+    else:
+        atomic_write(args.output, [text])
+    return 0
 
 
 def _usage(p: argparse.ArgumentParser) -> int:
@@ -461,12 +630,29 @@ def run_table(args: argparse.Namespace) -> int:
         raise ConfigError("--permutations must be >= 0 and --resamples >= 1")
     if not 0 < args.alpha < 1:
         raise ConfigError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    from gecscope.meta_eval.ensemble import parse_members
+
+    ensembles = [parse_members(e) for e in args.ensemble]
+    statistics = not args.no_statistics
     result = build_table(benches, metrics, make_metric=factory,
                          ties=args.ties, system_set=args.systems, aggregations=aggregations,
                          progress=progress, jobs=args.jobs,
-                         statistics=not args.no_statistics, permutations=args.permutations,
+                         statistics=statistics, permutations=args.permutations,
                          resamples=args.resamples, seed=args.seed, alpha=args.alpha,
                          sentence_test=args.sentence_test)
+    if ensembles:
+        from gecscope.meta_eval.ensemble import ensemble_row
+        from gecscope.meta_eval.runner import add_wmt_statistics
+
+        for members in ensembles:
+            result.rows.append(ensemble_row(benches, members, make_metric=factory,
+                                            system_set=args.systems, jobs=args.jobs,
+                                            progress=progress))
+        if statistics:  # again, with the ensemble rows (deterministic: the others' equal)
+            progress("significance clusters and intervals, with the ensemble rows")
+            add_wmt_statistics(result, permutations=args.permutations,
+                               resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+                               sentence_test=args.sentence_test)
     if args.json:
         from gecscope.cli._common import dump_json
         from gecscope.formats.base import atomic_write

@@ -1,0 +1,441 @@
+"""The attack audit: can a system score well under a metric without correcting well?
+
+For one test set, :func:`run_audit` scores the real systems, the unchanged source and every
+attack system (:mod:`~.attacks`) with each metric, and reports for each (metric, attack) the
+attack's score, its rank among the real systems, and whether it beats, by a significant margin
+(gecscope's paired bootstrap, :class:`~gecscope.stats.paired.PairedTest`, the same resamples
+for every system), the metric's best real system, the human-preferred system (top of the
+test set's human ranking) and the source. The rank ensemble of the metrics
+(:mod:`~.ensemble`) gets the same row, its significance from the same resamples (each
+resample ranked by every metric, the negative ranks averaged).
+
+Every metric's scores are higher-is-better (as every gecscope metric's corpus score).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gecscope.data import EvalData, Hypothesis
+from gecscope.errors import ConfigError
+from gecscope.meta_eval.attacks import AttackContext, AttackOutput, build_attacks
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from gecscope.meta_eval.benchmarks import Benchmark
+    from gecscope.metrics.base import Metric, SystemResult
+
+ENSEMBLE = "RankEns"
+"""Metric column of the rank ensemble in the audit."""
+
+TARGETS = ("best", "human", "source")
+"""What an attack is tested against: the metric's best real system, the human-preferred
+system, the unchanged source."""
+
+
+@dataclass
+class TestSet:
+    """What an audit runs on: ``data`` (references and sources), the ``real`` systems (the
+    source excluded), the ``source`` output, the ``human`` system scores of one ranking (may
+    be empty), the test-set positions of the rows (``sentences``) and the test set's size
+    (``total``, the line count of a whole-test-set attack file)."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    data: EvalData
+    real: dict[str, Hypothesis]
+    source: Hypothesis
+    human: dict[str, float] = field(default_factory=dict)
+    human_ranking: str = ""
+    sentences: tuple[int, ...] = ()
+    total: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.real:
+            raise ConfigError(f"{self.name}: no real systems to compare the attacks with")
+        if not self.sentences:
+            self.sentences = tuple(range(len(self.source)))
+        if not self.total:
+            self.total = len(self.sentences)
+
+    @property
+    def human_best(self) -> str | None:
+        """The real system the humans rank first (None without a human ranking)."""
+        ranked = [s for s in self.real if s in self.human]
+        return max(ranked, key=lambda s: self.human[s]) if ranked else None
+
+
+def benchmark_test_set(bench: Benchmark, system_set: str | None = None,
+                            ranking: str | None = None, source: str = "INPUT") -> TestSet:
+    """A :class:`TestSet` of a human-ranking benchmark: the systems of ``system_set`` except
+    ``source`` are the real ones; the human scores are ``ranking``'s (default: the
+    benchmark's first, GJG15's Expected Wins, SEEDA's sentence-level Expected Wins)."""
+    if source not in bench.hypotheses:
+        raise ConfigError(f"{bench.name} has no system {source!r} to use as the source")
+    key = ranking or next(iter(bench.human), "")
+    if key and key not in bench.human:
+        raise ConfigError(f"unknown ranking {key!r}; {bench.name} has {', '.join(bench.human)}")
+    systems = [s for s in bench.select(system_set) if s != source]
+    from gecscope.meta_eval.benchmarks import CONLL14_SENTENCES
+
+    return TestSet(bench.name, bench.data, {s: bench.hypotheses[s] for s in systems},
+                   bench.hypotheses[source], dict(bench.human.get(key, {})), key,
+                   tuple(bench.sentences), CONLL14_SENTENCES)
+
+
+@dataclass(frozen=True)
+class Versus:
+    """An attack against one system under one metric: ``delta`` = attack - system, the
+    paired bootstrap p-value (None for a rank ensemble without shared resamples), and
+    whether the attack is significantly better (delta > 0 and p < alpha)."""
+
+    system: str
+    delta: float
+    p_value: float | None
+    significant: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"system": self.system, "delta": self.delta, "p_value": self.p_value,
+                "significant": self.significant}
+
+
+@dataclass(frozen=True)
+class AttackCell:
+    """One (metric, attack): score, place among the real systems and the attack (1 + the
+    number of real systems scoring strictly more; ``of`` places = real systems + 1), whether no real system scores as much (``above_all``), and the
+    tests against :data:`TARGETS`."""
+
+    metric: str
+    attack: str
+    score: float
+    rank: int
+    of: int
+    above_all: bool
+    versus: dict[str, Versus]
+
+    @property
+    def gamed(self) -> bool:
+        """The attack beats the metric's best real system significantly."""
+        v = self.versus.get("best")
+        return bool(v and v.significant)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "attack": self.attack, "score": self.score,
+                "rank": self.rank, "of": self.of, "above_all": self.above_all,
+                "gamed": self.gamed, "versus": {k: v.as_dict() for k, v in self.versus.items()}}
+
+
+@dataclass
+class AuditResult:
+    """The audit of one test set (JSON: :meth:`as_dict`; Markdown: :func:`render_markdown`)."""
+
+    test_set: str
+    real: list[str]
+    source: str
+    best: str
+    human_best: str | None
+    human_ranking: str
+    attacks: list[dict[str, Any]]
+    skipped_attacks: dict[str, str]
+    metrics: list[str]
+    skipped_metrics: dict[str, str]
+    scores: dict[str, dict[str, float]]
+    cells: list[AttackCell]
+    ensemble_members: list[str]
+    settings: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def cell(self, metric: str, attack: str) -> AttackCell | None:
+        for c in self.cells:
+            if c.metric == metric and c.attack == attack:
+                return c
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"test_set": self.test_set, "real_systems": self.real, "source": self.source,
+                "best_system": self.best, "human_best": self.human_best,
+                "human_ranking": self.human_ranking, "attacks": self.attacks,
+                "skipped_attacks": self.skipped_attacks, "metrics": self.metrics,
+                "skipped_metrics": self.skipped_metrics, "scores": self.scores,
+                "cells": [c.as_dict() for c in self.cells],
+                "ensemble_members": self.ensemble_members, "settings": self.settings,
+                "seconds": self.seconds}
+
+
+def run_audit(test: TestSet, metrics: Sequence[str], *,
+              attacks: Sequence[str] = (), extra: Sequence[AttackOutput] = (),
+              make_metric: Callable[[str], Metric] | None = None, best: str | None = None,
+              ensemble: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
+              alpha: float = 0.05, jobs: int = 1,
+              progress: Callable[[str], None] | None = None) -> AuditResult:
+    """Build the ``attacks`` (names or ``module:Class``) from ``test``, add the ``extra``
+    attack systems (e.g. :func:`~.attacks.read_attack_dir`), score everything with each of
+    ``metrics`` and test each attack (see the module). ``best`` is the real system the attacks
+    start from (default: the human-preferred one; needed without a human ranking).
+    ``ensemble`` lists the rank ensemble's members (default: every metric that ran; empty:
+    no ensemble). A metric that cannot run is skipped with the reason."""
+    from gecscope.evaluation import score_admitted
+    from gecscope.registry import get_metric
+    from gecscope.stats.paired import PairedTest
+
+    if resamples < 1:
+        raise ConfigError(f"resamples must be at least 1, got {resamples}")
+    if not 0 < alpha < 1:
+        raise ConfigError(f"alpha must be between 0 and 1, got {alpha}")
+    chosen = best or test.human_best
+    if chosen is None:
+        raise ConfigError(f"{test.name} has no human ranking: name the best real system the "
+                          "attacks start from (--best)")
+    t0 = time.perf_counter()
+    ctx = AttackContext(tuple(test.source.tokens), test.data.m2, test.real, chosen, test.data,
+                        seed)
+    if progress:
+        progress(f"{test.name}: building attacks")
+    outputs, skipped_attacks = build_attacks(ctx, attacks)
+    names = [o.name for o in outputs]
+    for o in extra:
+        if len(o.hypothesis) != len(test.source):
+            raise ConfigError(f"attack {o.name} has {len(o.hypothesis)} sentences, the test set "
+                              f"{len(test.source)}")
+        if o.name in names:
+            raise ConfigError(f"two attacks are named {o.name!r}")
+        outputs.append(o)
+        names.append(o.name)
+    clash = set(names) & {*test.real, test.source.name}
+    if clash:
+        raise ConfigError(f"attack names clash with systems: {', '.join(sorted(clash))}")
+    hyps = admit_systems(test.data, [*test.real.values(), test.source],
+                         [o.hypothesis for o in outputs])
+    seconds = {"attacks": time.perf_counter() - t0}
+    factory = make_metric or (lambda name: get_metric(name)())
+    ran: list[str] = []
+    skipped: dict[str, str] = {}
+    scores: dict[str, dict[str, float]] = {}
+    cells: list[AttackCell] = []
+    tests: dict[str, PairedTest] = {}
+    edits_attached = False
+    for spec in metrics:
+        start = time.perf_counter()
+        try:
+            metric = factory(spec)
+            label = getattr(metric, "name", "") or spec
+            if progress:
+                progress(f"{test.name}: {label} on {len(hyps)} systems")
+            if not edits_attached and "hypothesis-edits" in getattr(metric, "requires", ()) \
+                    and test.data.m2 is not None:
+                from gecscope.reports.model import with_edits
+
+                hyps = with_edits(test.data, hyps, jobs=jobs)  # extracted once for all metrics
+                edits_attached = True
+            results = score_admitted([metric], test.data, hyps, jobs=jobs)
+        except Exception as exc:  # noqa: BLE001 - a failing metric is reported, not fatal
+            skipped[spec] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+            continue
+        finally:
+            seconds[spec] = time.perf_counter() - start
+        by_name = {r.system: r for r in results}
+        scores[label] = {s: float(r.score.value) for s, r in by_name.items()}
+        paired = PairedTest(metric, results, n_samples=resamples, seed=seed)
+        tests[label] = paired
+        cells += _metric_cells(label, paired, by_name, test, names, alpha)
+        ran.append(label)
+        seconds[spec] = time.perf_counter() - start
+    members = list(ran if ensemble is None else ensemble)
+    unknown = [m for m in members if m not in tests]
+    if unknown:
+        raise ConfigError(f"ensemble member(s) {', '.join(unknown)} did not run (metrics that "
+                          f"ran: {', '.join(ran) or 'none'})")
+    if members:
+        start = time.perf_counter()
+        if progress:
+            progress(f"{test.name}: rank ensemble of {len(members)} metrics")
+        cells += _ensemble_cells(members, tests, scores, test, names, alpha)
+        seconds[ENSEMBLE] = time.perf_counter() - start
+    return AuditResult(
+        test.name, list(test.real), test.source.name, chosen, test.human_best,
+        test.human_ranking, [{**o.as_dict(), **_attack_info(o)} for o in outputs],
+        skipped_attacks, ran, skipped, scores, cells, members,
+        {"resamples": resamples, "seed": seed, "alpha": alpha, "test": "paired bootstrap",
+         "sentences": len(test.source)}, seconds)
+
+
+ATTACK_GATE_ALLOW = frozenset({"misplaced-lines", "other-test-set", "uncertain-alignment"})
+"""What the gate lets through for attack systems: their lines are scored as they are, even
+when they look like other sentences' outputs (``other-reference``, the published attacks)."""
+
+
+def admit_systems(data: EvalData, real: Sequence[Hypothesis], attacks: Sequence[Hypothesis]
+                  ) -> list[Hypothesis]:
+    """The systems through the gate (:func:`gecscope.gate.admit`): the real ones (and the
+    source) as ``gecscope evaluate`` admits them, its warnings emitted; the attack systems
+    line by line (``hyp_level="sentence"``, :data:`ATTACK_GATE_ALLOW`), since an attack's
+    lines are meant to be wrong, without warnings."""
+    from gecscope.gate import GateOptions, admit, emit
+
+    first = admit(data, list(real))
+    emit(first.findings)
+    second = admit(data, list(attacks), GateOptions(hyp_level="sentence",
+                                                    allow=ATTACK_GATE_ALLOW))
+    return [*first.hypotheses, *second.hypotheses]
+
+
+def _attack_info(o: AttackOutput) -> dict[str, str]:
+    if o.attack == "published":
+        return {"source": "Goto et al. (2025), gotutiyan/attack-gec-metrics (read from the "
+                          "user's copy)", "games": "the reference-free metric it was built for"}
+    from gecscope.meta_eval.attacks import get_attack
+
+    try:
+        info = get_attack(o.attack).info()
+    except ConfigError:
+        return {}
+    return {"source": info["source"], "games": info["games"]}
+
+
+def _versus(paired: Any, attack: str, system: str, alpha: float) -> Versus:
+    comp = paired.compare(attack, system)
+    return Versus(system, comp.delta, comp.p_value, comp.delta > 0 and comp.p_value < alpha)
+
+
+def _metric_cells(label: str, paired: Any, results: Mapping[str, SystemResult],
+                  test: TestSet, attacks: Sequence[str], alpha: float) -> list[AttackCell]:
+    real = {s: float(results[s].score.value) for s in test.real}
+    best = max(real, key=lambda s: real[s])
+    targets = {"best": best, "human": test.human_best, "source": test.source.name}
+    out = []
+    for a in attacks:
+        score = float(results[a].score.value)
+        versus = {k: _versus(paired, a, s, alpha) for k, s in targets.items() if s is not None}
+        out.append(AttackCell(label, a, score, 1 + sum(v > score for v in real.values()),
+                              len(real) + 1, all(score > v for v in real.values()), versus))
+    return out
+
+
+def _ensemble_cells(members: Sequence[str], tests: Mapping[str, Any],
+                    scores: Mapping[str, Mapping[str, float]], test: TestSet,
+                    attacks: Sequence[str], alpha: float) -> list[AttackCell]:
+    """Per attack: the rank ensemble over the real systems, the source and that attack (each
+    attack ranked alone with them), tested on the members' shared bootstrap resamples."""
+    import numpy as np
+
+    from gecscope.meta_eval.ensemble import negative_ranks, rank_ensemble
+    from gecscope.stats.paired import p_value
+
+    first = tests[members[0]]
+    shared = all(np.array_equal(tests[m].indices, first.indices) for m in members)
+    base = [*test.real, test.source.name]
+    out = []
+    for a in attacks:
+        systems = [*base, a]
+        ens = rank_ensemble({m: scores[m] for m in members}, systems)
+        real = {s: ens[s] for s in test.real}
+        best = max(real, key=lambda s: real[s])
+        samples: np.ndarray | None = None
+        if shared:
+            samples = np.mean([negative_ranks(np.stack([tests[m].samples(s) for s in systems]))
+                               for m in members], axis=0)
+        targets = {"best": best, "human": test.human_best, "source": test.source.name}
+        versus = {}
+        for key, s in targets.items():
+            if s is None:
+                continue
+            delta = ens[a] - ens[s]
+            p = None
+            if samples is not None:
+                d = samples[systems.index(a)] - samples[systems.index(s)]
+                p = p_value(np.abs(d - d.mean()), abs(delta))
+            versus[key] = Versus(s, delta, p, delta > 0 and p is not None and p < alpha)
+        out.append(AttackCell(ENSEMBLE, a, ens[a], 1 + sum(v > ens[a] for v in real.values()),
+                              len(real) + 1, all(ens[a] > v for v in real.values()),
+                              versus))
+    return out
+
+
+FLAGS = {"best": "B", "human": "H", "source": "S"}
+
+
+def cell_text(c: AttackCell) -> str:
+    """``rank/of`` and the flags of the significant wins (B: over the metric's best real
+    system, H: over the human-preferred one, S: over the source); bold when no real system
+    scores as much."""
+    rank = f"**{c.rank}**" if c.above_all else str(c.rank)
+    flags = "".join(FLAGS[k] for k in TARGETS if k in c.versus and c.versus[k].significant)
+    return f"{rank}/{c.of}" + (f" {flags}" if flags else "")
+
+
+def render_markdown(results: Sequence[AuditResult]) -> str:
+    """The audit tables: per test set, attacks x metrics (rank among the real systems and the
+    significant wins), then the scores, the attacks' descriptions and what was skipped."""
+    lines = ["# Attack audit", "",
+             ("Cell: the attack's place among the real systems (1 + the number of real "
+              "systems scoring strictly more, out of their number + 1; **bold**: above every "
+              "real system) and the wins that are "
+              "significant (paired bootstrap, p < alpha, delta > 0): B over the metric's best "
+              "real system, H over the human-preferred system, S over the unchanged source. "
+              f"`{ENSEMBLE}`: the rank ensemble of the metrics (Goto et al. 2025), each attack "
+              "ranked alone with the real systems and the source."), ""]
+    for r in results:
+        cols = [*r.metrics, *([ENSEMBLE] if r.ensemble_members else [])]
+        attacks = [a["name"] for a in r.attacks]
+        s = r.settings
+        lines += [f"## {r.test_set}: {len(attacks)} attacks vs {len(r.real)} real systems", "",
+                  (f"{s['sentences']} sentences; attacks built from {r.best}"
+                   + (f"; human-preferred system {r.human_best} ({r.human_ranking})"
+                      if r.human_best else "")
+                   + f"; source {r.source}; {s['resamples']} bootstrap resamples, seed "
+                     f"{s['seed']}, alpha {s['alpha']}."
+                   + (f" {ENSEMBLE} = {' + '.join(r.ensemble_members)}."
+                      if r.ensemble_members else "")), "",
+                  "| Attack | " + " | ".join(cols) + " |",
+                  "|---|" + "---|" * len(cols)]
+        for a in attacks:
+            cells = [r.cell(m, a) for m in cols]
+            lines.append(f"| {a.removeprefix('attack:')} | "
+                         + " | ".join(cell_text(c) if c else "–" for c in cells) + " |")
+        lines += ["", f"### {r.test_set}: scores", "",
+                  "| System | " + " | ".join(r.metrics) + " |",
+                  "|---|" + "---|" * len(r.metrics)]
+        best = {m: _top(r.real, r.scores[m]) for m in r.metrics}
+        rows = [("best real (" + ", ".join(sorted(set(best.values()))) + ")",
+                 [r.scores[m][best[m]] for m in r.metrics])]
+        if r.human_best:
+            rows.append((f"human-preferred ({r.human_best})",
+                         [r.scores[m][r.human_best] for m in r.metrics]))
+        rows.append((f"source ({r.source})", [r.scores[m][r.source] for m in r.metrics]))
+        rows += [(a.removeprefix("attack:"), [r.scores[m][a] for m in r.metrics])
+                 for a in attacks]
+        for name, vals in rows:
+            lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in vals) + " |")
+        lines += ["", f"### {r.test_set}: attacks", ""]
+        lines += [f"- `{a['name'].removeprefix('attack:')}`: {a['description']}"
+                  + (f" ({_notes(a['notes'])})" if _notes(a["notes"]) else "")
+                  for a in r.attacks]
+        if r.skipped_attacks:
+            lines += [f"- skipped `{k}`: {v}" for k, v in r.skipped_attacks.items()]
+        if r.skipped_metrics:
+            lines += ["", "Skipped metrics:", ""]
+            lines += [f"- `{k}`: {v}" for k, v in r.skipped_metrics.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _top(systems: Sequence[str], scores: Mapping[str, float]) -> str:
+    """The system of ``systems`` with the highest score (the first of equals)."""
+    return max(systems, key=lambda s: scores[s])
+
+
+def _notes(notes: Mapping[str, Any]) -> str:
+    keep = {k: v for k, v in notes.items() if k in ("kept_types", "best_system", "file")}
+    if "kept_types" in keep:
+        keep["kept_types"] = ", ".join(keep["kept_types"]) or "none"
+    return "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in keep.items())
+
+
+def _fmt(v: float) -> str:
+    return "–" if math.isnan(v) else f"{v:.4f}"
