@@ -267,6 +267,18 @@ def test_answer_checks_compare_with_the_original() -> None:
     assert clean_answer("English: it is.", "English: it are.", "English") == "English: it is."
 
 
+def test_each_answer_is_checked_against_its_own_original(toy) -> None:
+    # two sentences whose pivot texts are the same: the back translation of the first is
+    # checked against the first's original (it used to be checked against the last one's)
+    url, _ = toy
+    tr = LLMTranslator(url, "toy-mt", cache=False)
+    pivot = ["[es] I tonnac etalsnart siht .", "[es] I tonnac etalsnart siht ."]
+    meta = "I cannot translate this ."
+    assert tr._translate(pivot, "spa", "en", [meta, meta]) == [meta, meta]
+    with pytest.raises(LLMTranslationError, match="refusal or a comment"):
+        tr._translate(pivot, "spa", "en", ["He go home .", meta])
+
+
 def test_server_down_and_time_out(toy) -> None:
     with pytest.raises(LLMTranslationError, match="cannot connect.*start the OpenAI-compatible "
                        "server or fix the --backend llm:URL option"):

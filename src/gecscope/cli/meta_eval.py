@@ -308,11 +308,12 @@ def run_attack(args: argparse.Namespace) -> int:
         get_attack(a)  # an unknown attack is refused before anything is scored
     if not attacks and not args.attack_dir:
         raise ConfigError("no attacks: give --attacks or --attack-dir")
-    metrics = ([m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics
-               else list_metrics())
+    # a metric named twice is scored once (the ensemble would weigh it twice otherwise)
+    metrics = list(dict.fromkeys([m.strip() for m in args.metrics.split(",") if m.strip()]
+                                 if args.metrics else list_metrics()))
     _check_table_options(args.option, metrics)
     ensemble = (None if args.ensemble == "all" else [] if args.ensemble == "none" else
-                [m.strip() for m in args.ensemble.split(",") if m.strip()])
+                list(dict.fromkeys(m.strip() for m in args.ensemble.split(",") if m.strip())))
     test_sets = _attack_test_sets(args)
 
     def progress(msg: str) -> None:

@@ -507,8 +507,11 @@ def _read_attack_file(path: Path, sentences: Sequence[int], total: int) -> Hypot
     if n not in (total, len(sentences)):
         want = (f"{total} lines (the whole test set)" if total == len(sentences) else
                 f"{total} lines (the whole test set) or {len(sentences)} (its judged rows)")
-        raise FormatError(f"has {n} lines, expected {want}; it stops at line {n}: truncated, "
-                          "or the output of another test set?", path, n)
+        if n < total:
+            raise FormatError(f"has {n} lines, expected {want}; it stops at line {n}: "
+                              "truncated, or the output of another test set?", path, n)
+        raise FormatError(f"has {n} lines, more than the {want} expected: the output of "
+                          "another test set, or lines added?", path, total + 1)
     toks = split_tokens(text, path)
     if n == total and total != len(sentences):
         toks = [toks[i] for i in sentences]

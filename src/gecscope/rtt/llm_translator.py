@@ -34,7 +34,7 @@ from gecscope.llm_client import (
     MalformedAnswer,
     public_url,
 )
-from gecscope.rtt.backend import CACHE_HINT, BaseTranslator, TranslationError, batched
+from gecscope.rtt.backend import CACHE_HINT, BaseTranslator, TranslationError, batched, clean_text
 
 #: Language codes the prompt can name: canonical code -> English name. Two-letter (ISO 639-1)
 #: codes are accepted through :data:`LANGUAGE_ALIASES`.
@@ -208,13 +208,19 @@ class LLMTranslator(BaseTranslator):
                    originals: Sequence[str]) -> list[str]:
         """Translate ``texts``, checking each answer against the English sentence it comes
         from (``originals``, aligned with ``texts``)."""
-        # batched() hands over the texts with their whitespace cleaned
-        index = {" ".join(t.split()): " ".join(o.split()) for t, o in zip(texts, originals)}
+        # batched() hands over the non-empty texts, cleaned, in order and in consecutive
+        # chunks: each answer is checked against the original of its own position (two
+        # sentences whose pivot texts are alike keep their own originals)
+        queue = [" ".join(o.split()) for t, o in zip(texts, originals, strict=True)
+                 if clean_text(t)]
+        done = 0
         language = LANGUAGES.get(target, "English")
 
         def batch(chunk: list[str]) -> list[str]:
+            nonlocal done
             bodies = [self._body(t, source, target) for t in chunk]
-            refs = [index.get(t, t) for t in chunk]
+            refs = queue[done:done + len(chunk)]
+            done += len(chunk)
             what = [f"{source}->{target} translation of {t[:80]!r}" for t in chunk]
             try:
                 return self.client.ask_many(
