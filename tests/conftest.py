@@ -69,7 +69,10 @@ FLOAT_SENSITIVE = frozenset({
 #: ``pytest -n 2`` (pytest-xdist, README) each group runs in one test worker, so two Ray
 #: clusters or two signal-timing tests never run side by side.
 XDIST_GROUPS = {"test_ray_backend": "ray", "test_execution_plan": "ray",
-                "test_annotate_resume_integrity": "ray", "test_workers_hardening": "processes"}
+                "test_annotate_resume_integrity": "ray", "test_workers_hardening": "processes",
+                # module fixtures that cost ~18 s (AMU's corpus view): computed once, not
+                # once per worker
+                "test_explain_corpus": "explain-corpus"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -176,7 +176,7 @@ def _object_search(sentence: Any, hyp: Any, monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.slow
 def test_conll14_outcome_arrays_equal_object_search(conll14: Path, gold,  # type: ignore[no-untyped-def]
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    # Sentences 300-419 and 940-959 (949: 8,192 pieces in one region) of four systems, the
+    # Sentences 300-419 and 940-959 (949: 8,192 pieces in one region) of two systems, the
     # systems sharing one cache per sentence (so the pieces' encoding is reused): every
     # outcome's counts, witness and pieces and the chosen outcome equal the object search's.
     from gecscope.formats.plain import read_tokens
@@ -186,7 +186,7 @@ def test_conll14_outcome_arrays_equal_object_search(conll14: Path, gold,  # type
     rows = [*range(300, 420), *range(940, 960)]
     caches: dict[int, dict[Any, Any]] = {i: {} for i in rows}
     arrays = 0
-    for name in ("AMU", "CAMB", "POST", "UFC"):
+    for name in ("AMU", "POST"):  # a cautious and a bold system (the harness does all 13)
         hyps = read_tokens(conll14 / "submissions" / name, expected=len(gold))
         for i in rows:
             got = search.decomposed_outcomes(gold.sentences[i], hyps[i], cache=caches[i])
