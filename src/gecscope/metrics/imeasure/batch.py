@@ -321,10 +321,9 @@ def _kernel_shared(S: Any, H: Any, flat: Any, offs: Any, order: Any, counts: Any
 
 
 @jit
-def _pairwise_kernel(A: Any, B: Any) -> Any:
-    """Pairwise table (gap 2, mismatch 3) and the backtrace of
-    :func:`gecscope.metrics.imeasure.align.pairwise_backtrace` (diagonal, then a gap in ``B``,
-    then a gap in ``A``); returns ``(matched columns, all columns, optimal cost)``."""
+def _pairwise_table(A: Any, B: Any) -> Any:
+    """The pairwise cost table (gap 2, mismatch 3) of ``A`` against ``B``, row-major with
+    ``len(B) + 1`` columns: what :func:`_pairwise_kernel` and :func:`_sync_kernel` backtrace."""
     n = len(A)
     m = len(B)
     W = m + 1
@@ -340,6 +339,18 @@ def _pairwise_kernel(A: Any, B: Any) -> Any:
             best = min(up, diag)
             best = min(best, left)
             T[i * W + j] = best
+    return T
+
+
+@jit
+def _pairwise_kernel(A: Any, B: Any) -> Any:
+    """Pairwise table (gap 2, mismatch 3) and the backtrace of
+    :func:`gecscope.metrics.imeasure.align.pairwise_backtrace` (diagonal, then a gap in ``B``,
+    then a gap in ``A``); returns ``(matched columns, all columns, optimal cost)``."""
+    n = len(A)
+    m = len(B)
+    W = m + 1
+    T = _pairwise_table(A, B)
     i = n
     j = m
     cols = 0
@@ -382,18 +393,7 @@ def _sync_kernel(A: Any, B: Any, out: Any) -> None:
     n = len(A)
     m = len(B)
     W = m + 1
-    T = np.empty((n + 1) * W, dtype=np.int64)
-    for j in range(m + 1):
-        T[j] = 2 * j
-    for i in range(1, n + 1):
-        T[i * W] = 2 * i
-        for j in range(1, m + 1):
-            diag = T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3)
-            up = T[(i - 1) * W + j] + 2
-            left = T[i * W + j - 1] + 2
-            best = min(up, diag)
-            best = min(best, left)
-            T[i * W + j] = best
+    T = _pairwise_table(A, B)
     for i in range(n):
         out[i] = -1
     i = n
