@@ -62,6 +62,8 @@ FLOAT_SENSITIVE = frozenset({
     "test_pt_errant", "test_pt_errant_cli", "test_pt_errant_conll14", "test_stats_metric",
     "test_ucca_parser", "test_ucca_parser_ewt", "test_usim", "test_usim_cache",
     "test_usim_learner", "test_usim_metric", "test_imeasure_batch", "test_maege",
+    # new arithmetic against a verbatim copy of the old, bit for bit: must hold on any kernels
+    "test_bertscore_speed_exact", "test_ucca_speed_exact", "test_cleme_fastpath",
 })
 
 

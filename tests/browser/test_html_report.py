@@ -713,6 +713,7 @@ def _check_cost_downloads(browser: Browser, costs: list[Any], tmp_path: Path) ->
                "[data-format=\"latex\"]').click()")
     rows = list(csv.reader(io.StringIO(_downloaded(tmp_path, f"gecscope-{key}.csv"),
                                        newline="")))
+    assert rows[1:] and len(rows[1:]) == len(c.sentence_gain)  # not an empty table
     assert [int(r[1]) for r in rows[1:]] == [s.index + 1 for s in c.sentence_gain]
     change = rows[0].index("corpus change")
     assert [float(r[change]) for r in rows[1:]] == [s.change for s in c.sentence_gain]
