@@ -12,8 +12,10 @@ copy of gotutiyan/attack-gec-metrics' ``experiments/attack_results`` (``conll14-
 read; nothing is downloaded). Prints each test set's Markdown tables and its time, wall and
 CPU seconds (this process and its workers), per metric and in all: on a shared machine the CPU
 seconds are the figure to check. The default metrics are the fast offline ones; ``--all`` adds
-USIM, PT-ERRANT and PT-M2 (slow on rewritten sentences, see :data:`SLOW`). Last, the
-correlations of each metric and of their rank ensemble with the human rankings (what the
+USIM, PT-ERRANT and PT-M2 (slow on rewritten sentences, see :data:`SLOW`). A metric that
+refuses an attack (the I-measure on CoNLL-2014's rewrites of sentence 333) has a ``refused``
+cell for it, the reason in a footnote, and the rank ensemble does not rank that attack. Last,
+the correlations of each metric and of their rank ensemble with the human rankings (what the
 defence costs).
 """
 

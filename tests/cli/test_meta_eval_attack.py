@@ -1,15 +1,18 @@
 """``gecscope meta-eval attack`` end to end on CoNLL-2014 (GJG15) and SEEDA, with fast metrics;
 its new input, ``--attack-dir``, attacked with damaged files (exit 65, file and line named);
-and ``meta-eval table --ensemble``."""
+a user's attack class the I-measure refuses (a refused cell, not a skipped metric); a metric
+named twice; and ``meta-eval table --ensemble``."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gecscope.cli.main import main
+from gecscope.meta_eval.attacks import Attack, AttackContext, AttackOutput
 
 pytestmark = pytest.mark.requires_data
 
@@ -163,3 +166,130 @@ def test_attack_folder_with_damaged_system_exits_65(shared_data: Path, tmp_path:
     (folder / "INPUT").write_text("\n".join(["Changed ."] + lines[1:]), encoding="utf-8")
     assert main(args) == 65
     assert "INPUT:1: line 1 differs from the M2's source sentence" in capsys.readouterr().err
+
+
+class RewriteLongest(Attack):
+    """A user's attack (``--attacks module:Class``): the best system's output with its longest
+    sentence replaced whole by the next sentence's reference; the I-measure refuses that
+    rewrite of CoNLL-2014's sentence 333 (its candidate references cannot be enumerated)."""
+
+    name = "rewrite-longest"
+    description = "the best system's output, its longest sentence replaced by another's reference"
+    needs_references = True
+
+    def build(self, ctx: AttackContext) -> AttackOutput:
+        refs = ctx.require_references(self.name)
+        out = [list(t) for t in ctx.systems[ctx.best].tokens]
+        i = max(range(len(out)), key=lambda k: len(ctx.sources[k]))
+        out[i] = list(refs[(i + 1) % len(out)].reference(0))
+        return self.output(ctx, out)
+
+
+@pytest.fixture(scope="module")
+def rows_333(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A folder test set of real data, cheap for the I-measure: CoNLL-2014 rows 330-335 (333
+    the longest) of four systems and INPUT, and the M2 of those rows; its arguments."""
+    start, stop = 330, 336
+    c = shared_data / "conll14"
+    root = tmp_path_factory.mktemp("rows")
+    blocks = [b for b in (c / "official-2014.combined.m2").read_text(
+        encoding="utf-8").split("\n\n") if b.strip()]
+    assert len(blocks) == 1312
+    (root / "rows.m2").write_text("\n\n".join(blocks[start:stop]) + "\n\n", encoding="utf-8")
+    systems = root / "rows"
+    systems.mkdir()
+    for name in ("AMU", "CAMB", "CUUI", "POST", "INPUT"):
+        lines = (c / "submissions" / name).read_text(encoding="utf-8").splitlines()
+        (systems / name).write_text("\n".join(lines[start:stop]) + "\n", encoding="utf-8")
+    return ["meta-eval", "attack", "--submissions", str(systems), "--m2", str(root / "rows.m2"),
+            "--best", "AMU", "--resamples", "50", "-q"]
+
+
+def _audit(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main([*args, "--format", "json"]) == 0, capsys.readouterr().err
+    (audit,) = json.loads(capsys.readouterr().out)["audits"]
+    return audit  # type: ignore[no-any-return]
+
+
+def test_attack_a_metric_refuses_is_a_refused_cell(rows_333: list[str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    md = tmp_path / "audit.md"
+    out_json = tmp_path / "audit.json"
+    rc = main([*rows_333, "--metrics", "m2,imeasure", "--attacks",
+               f"{__name__}:RewriteLongest,copy-source", "--json-out", str(out_json),
+               "--output", str(md)])
+    assert rc == 0, capsys.readouterr().err
+    (audit,) = json.loads(out_json.read_text(encoding="utf-8"))["audits"]
+    assert audit["metrics"] == ["m2", "imeasure"] and audit["skipped_metrics"] == {}
+    cells = {(c["metric"], c["attack"]): c for c in audit["cells"]}
+    refused = cells["imeasure", "attack:rewrite-longest"]
+    assert refused["refused"].startswith("ConfigError: imeasure: sentence 3 has up to ")
+    assert "cannot be split into independent regions" in refused["refused"]
+    assert refused["score"] is None and refused["rank"] is None and refused["versus"] == {}
+    assert cells["m2", "attack:rewrite-longest"]["refused"] is None
+    assert cells["RankEns", "attack:rewrite-longest"]["refused"] == (
+        "member imeasure refused this attack")
+    assert audit["refused"] == {
+        "imeasure": {"attack:rewrite-longest": refused["refused"]},
+        "RankEns": {"attack:rewrite-longest": "member imeasure refused this attack"}}
+    # copy-source: every figure as in an audit without the refused attack
+    alone = _audit([*rows_333, "--metrics", "m2,imeasure", "--attacks", "copy-source"], capsys)
+    assert alone["refused"] == {}
+    for metric in ("m2", "imeasure", "RankEns"):
+        (want,) = [c for c in alone["cells"] if c["metric"] == metric]
+        assert cells[metric, "attack:copy-source"] == want
+    text = md.read_text(encoding="utf-8")
+    assert "| rewrite-longest | " in text and "| refused[^rows-1] | refused[^rows-2] |" in text
+    assert f"[^rows-1]: `imeasure` refused `rewrite-longest`: {refused['refused']}" in text
+
+
+def test_attack_metric_named_twice_is_scored_once(rows_333: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``--metrics m2,gleu,m2`` once weighed m2 twice in the ensemble's null, once in its delta."""
+    args = [*rows_333, "--attacks", "copy-source,chatter-suffix"]
+    twice = _audit([*args, "--metrics", "m2,gleu,m2"], capsys)
+    once = _audit([*args, "--metrics", "m2,gleu"], capsys)
+    assert twice["metrics"] == ["m2", "gleu"] and twice["ensemble_members"] == ["m2", "gleu"]
+    assert twice["cells"] == once["cells"]
+    named = _audit([*args, "--metrics", "m2,gleu", "--ensemble", "m2,gleu,m2"], capsys)
+    assert named["ensemble_members"] == ["m2", "gleu"] and named["cells"] == once["cells"]
+    assert main([*args, "--metrics", "m2,M2"]) == 64
+    assert "'M2' is m2, named before: name each metric once" in capsys.readouterr().err
+
+
+class DropsLast(Attack):
+    """A broken user attack: its output (made by hand) has lost its last sentence."""
+
+    name = "drops-last"
+
+    def build(self, ctx: AttackContext) -> AttackOutput:
+        from gecscope.data import Hypothesis
+
+        return AttackOutput("attack:drops-last", self.name,
+                            Hypothesis("attack:drops-last", ctx.sources[:-1]), "broken")
+
+
+class ReturnsTokens(Attack):
+    """A broken user attack: build() returns the tokens, not an AttackOutput."""
+
+    name = "returns-tokens"
+
+    def build(self, ctx: AttackContext) -> AttackOutput:
+        return [list(t) for t in ctx.sources]  # type: ignore[return-value]
+
+
+def test_attack_user_class_errors(rows_333: list[str],
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    args = [*rows_333, "--metrics", "m2"]
+    assert main([*args, "--attacks", f"copy-source,{__name__}:DropsLast"]) == 65
+    assert (f"attack '{__name__}:DropsLast' (attack:drops-last): has 5 sentences but 6 were "
+            "expected") in capsys.readouterr().err
+    assert main([*args, "--attacks", f"{__name__}:ReturnsTokens"]) == 64
+    assert (f"attack '{__name__}:ReturnsTokens': build() returned list, expected an "
+            "AttackOutput") in capsys.readouterr().err
+    assert main([*args, "--attacks", "no_such_module_xyz:Attack"]) == 64
+    assert "cannot import attack class 'no_such_module_xyz:Attack'" in capsys.readouterr().err
+    assert main([*args, "--attacks", f"{__name__}:NoSuchClass"]) == 64
+    assert "cannot import attack class" in capsys.readouterr().err
+    assert main([*args, "--attacks", "gecscope.meta_eval.attacks:AttackContext"]) == 64
+    assert "is not a subclass of gecscope.meta_eval.attacks.Attack" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gecscope.errors import ConfigError, FormatError
+from gecscope.errors import ConfigError, FormatError, LengthMismatchError
 from gecscope.meta_eval import attacks as A
 from gecscope.types import apply_edits
 
@@ -234,3 +234,32 @@ def test_attack_dir_missing_or_without_matches(tmp_path: Path) -> None:
     (tmp_path / "a.tsv").write_text("x\n")
     with pytest.raises(FormatError, match=r"no attack output matches '\*\.txt'"):
         A.read_attack_dir(tmp_path, (0,), 1)
+
+
+@pytest.mark.parametrize("body, error, message", [
+    # one sentence lost (an AttackOutput made by hand, not with self.output)
+    ("AttackOutput('attack:short', 'short', Hypothesis('attack:short', ctx.sources[:-1]), 'x')",
+     LengthMismatchError, (r"attack '{mod}:Bad' \(attack:short\): has 1311 sentences "
+                           r"but 1312 were expected \(as in the test set's sources\)")),
+    ("AttackOutput('attack:empty', 'empty', Hypothesis('attack:empty', []), 'x')",
+     LengthMismatchError, r"has 0 sentences but 1312 were expected"),
+    ("[list(t) for t in ctx.sources]",  # the tokens, not an AttackOutput
+     ConfigError, (r"attack '{mod}:Bad': build\(\) returned list, expected an "
+                   r"AttackOutput")),
+])
+def test_a_user_attack_that_builds_a_wrong_output_is_refused(
+        ctx: A.AttackContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str,
+        error: type[Exception], message: str) -> None:
+    import hashlib
+
+    mod = "bad_attack_" + hashlib.sha256(body.encode()).hexdigest()[:8]  # one module a case
+    (tmp_path / f"{mod}.py").write_text(
+        "from gecscope.data import Hypothesis\n"
+        "from gecscope.meta_eval.attacks import Attack, AttackOutput\n"
+        "class Bad(Attack):\n"
+        "    name = 'bad'\n"
+        "    def build(self, ctx):\n"
+        f"        return {body}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(error, match=message.replace("{mod}", mod)):
+        A.build_attacks(ctx, ["copy-source", f"{mod}:Bad"])

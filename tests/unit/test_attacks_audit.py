@@ -1,6 +1,8 @@
 """The attack audit (gecscope.meta_eval.audit) and the rank ensemble (meta_eval.ensemble): the
 ensemble's definition (Goto et al. 2025's code: negative ranks, ties share the best rank), its
-resampled form, and audits on CoNLL-2014 (GJG15) with fast reference-based metrics."""
+resampled form, and audits on CoNLL-2014 (GJG15) with fast reference-based metrics; a metric
+that refuses one attack (the I-measure on a sentence rewritten whole) gets a refused cell, the
+other attacks scored as without it."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from gecscope.data import Hypothesis
 from gecscope.errors import ConfigError
+from gecscope.meta_eval.attacks import Attack, AttackContext, AttackOutput
+from gecscope.meta_eval.audit import AuditResult, TestSet, cell_text, render_markdown, run_audit
 from gecscope.meta_eval.ensemble import negative_ranks, rank_ensemble
 
 
@@ -123,3 +128,130 @@ def test_ensemble_row_against_gjg15_human_ranking(shared_data: Path) -> None:
     assert (got.pearson, got.spearman) == pytest.approx((want.pearson, want.spearman), rel=1e-12)
     # a rank ensemble of two reasonable metrics agrees with the judges (GJG15 EW)
     assert got.spearman > 0.5
+
+
+# ------------------------------------------- a metric that refuses one attack (issue #45)
+
+class RewriteLongest(Attack):
+    """A user's attack (``module:Class``): the best system's output with the longest
+    sentence replaced whole by the next sentence's reference. On CoNLL-2014's sentence 333
+    the I-measure refuses such a rewrite (its candidate references cannot be enumerated)."""
+
+    name = "rewrite-longest"
+    description = "the best system's output, its longest sentence replaced by another's reference"
+    needs_references = True
+
+    def build(self, ctx: AttackContext) -> AttackOutput:
+        refs = ctx.require_references(self.name)
+        out = [list(t) for t in ctx.systems[ctx.best].tokens]
+        i = max(range(len(out)), key=lambda k: len(ctx.sources[k]))
+        out[i] = list(refs[(i + 1) % len(out)].reference(0))
+        return self.output(ctx, out, notes={"row": i})
+
+
+REWRITE = f"{__name__}:RewriteLongest"
+REFUSAL = "candidate references and cannot be split into independent regions"
+
+
+@pytest.fixture(scope="module")
+def rows_333(gjg15_test_set: TestSet) -> TestSet:
+    """CoNLL-2014 rows 330-335 (333 is the longest) with four of GJG15's systems and INPUT:
+    real data, small enough that the I-measure scores it in a few seconds."""
+    start, stop = 330, 336
+    ts = gjg15_test_set
+
+    def cut(h: Hypothesis) -> Hypothesis:
+        return Hypothesis(h.name, list(h.tokens[start:stop]))
+
+    return TestSet("gjg15[330:336]", ts.data.subset(start, stop),
+                   {s: cut(ts.real[s]) for s in ("AMU", "CAMB", "CUUI", "POST")},
+                   cut(ts.source), dict(ts.human), ts.human_ranking)
+
+
+@pytest.fixture(scope="module")
+def refusal_audit(rows_333: TestSet) -> AuditResult:
+    return run_audit(rows_333, ["m2", "imeasure"],
+                     attacks=[REWRITE, "copy-source", "chatter-suffix"], resamples=50)
+
+
+@pytest.mark.requires_data
+def test_a_refused_attack_is_a_refused_cell_not_a_skipped_metric(
+        rows_333: TestSet, refusal_audit: AuditResult) -> None:
+    r = refusal_audit
+    assert r.metrics == ["m2", "imeasure"] and not r.skipped_metrics
+    cell = r.cell("imeasure", "attack:rewrite-longest")
+    assert cell is not None and cell.refused.startswith("ConfigError: imeasure: sentence 3 ")
+    assert REFUSAL in cell.refused and cell.rank == 0 and not cell.versus and not cell.gamed
+    assert r.refused["imeasure"] == {"attack:rewrite-longest": cell.refused}
+    assert "attack:rewrite-longest" not in r.scores["imeasure"]
+    # M2 scores it: only the I-measure refused
+    m2 = r.cell("m2", "attack:rewrite-longest")
+    assert m2 is not None and not m2.refused and m2.score == r.scores["m2"]["attack:rewrite-longest"]
+    # the ensemble does not rank it over M2 alone: refused, naming the member
+    ens = r.cell("RankEns", "attack:rewrite-longest")
+    assert ens is not None and ens.refused == "member imeasure refused this attack"
+    assert r.refused["RankEns"] == {"attack:rewrite-longest": ens.refused}
+    # the other attacks: scored and tested as in an audit without the refused one
+    alone = run_audit(rows_333, ["m2", "imeasure"], attacks=["copy-source", "chatter-suffix"],
+                      resamples=50)
+    assert not alone.refused
+    for metric in ("m2", "imeasure", "RankEns"):
+        for attack in ("attack:copy-source", "attack:chatter-suffix"):
+            got, want = r.cell(metric, attack), alone.cell(metric, attack)
+            assert got is not None and not got.refused and got == want, (metric, attack)
+    assert r.scores["imeasure"] == alone.scores["imeasure"]
+    d = r.as_dict()
+    (js,) = [c for c in d["cells"] if c["metric"] == "imeasure"
+             and c["attack"] == "attack:rewrite-longest"]
+    assert js["refused"] == cell.refused and js["score"] is None and js["rank"] is None
+    assert d["refused"]["RankEns"] == {"attack:rewrite-longest": ens.refused}
+    assert all(c["refused"] is None for c in d["cells"] if c["attack"] != "attack:rewrite-longest")
+    text = render_markdown([r])
+    row = next(ln for ln in text.splitlines() if ln.startswith("| rewrite-longest |"))
+    assert row == (f"| rewrite-longest | {cell_text(m2)} | refused[^gjg15-330-336-1] | "
+                   "refused[^gjg15-330-336-2] |")
+    assert f"[^gjg15-330-336-1]: `imeasure` refused `rewrite-longest`: {cell.refused}" in text
+    assert ("[^gjg15-330-336-2]: `RankEns` did not rank `rewrite-longest`: member imeasure "
+            "refused this attack") in text
+    assert f"| rewrite-longest | {m2.score:.4f} | refused |" in text  # the scores table
+
+
+@pytest.mark.requires_data
+def test_a_refused_real_system_still_skips_the_metric(rows_333: TestSet) -> None:
+    import dataclasses
+
+    ctx = AttackContext(tuple(rows_333.source.tokens), rows_333.data.m2, rows_333.real, "AMU",
+                        rows_333.data)
+    rewritten = RewriteLongest().build(ctx).hypothesis.renamed("REWRITER")
+    ts = dataclasses.replace(rows_333, real={**rows_333.real, "REWRITER": rewritten})
+    r = run_audit(ts, ["imeasure", "m2"], attacks=["copy-source"], resamples=20)
+    assert r.metrics == ["m2"] and r.ensemble_members == ["m2"]
+    assert REFUSAL in r.skipped_metrics["imeasure"] and not r.refused
+
+
+@pytest.mark.requires_data
+def test_a_bug_in_a_metric_is_not_a_refusal(rows_333: TestSet) -> None:
+    from gecscope.registry import get_metric
+
+    class Broken(get_metric("gleu")):  # type: ignore[misc, valid-type]
+        name = "broken"
+
+        def sentence_stats(self, data: object, hyp: object) -> list[object]:
+            raise TypeError("a bug, not a refusal")
+
+    with pytest.raises(TypeError, match="a bug"):
+        run_audit(rows_333, ["broken"], attacks=["copy-source"], resamples=10,
+                  make_metric=lambda name: Broken())
+
+
+@pytest.mark.requires_data
+def test_a_metric_named_twice_is_scored_once(rows_333: TestSet,
+                                             refusal_audit: AuditResult) -> None:
+    """The ensemble's delta counted m2 once and its null twice when m2 was listed twice."""
+    r = run_audit(rows_333, ["m2", "imeasure", "m2"], attacks=[REWRITE, "copy-source",
+                                                               "chatter-suffix"],
+                  ensemble=["m2", "imeasure", "m2"], resamples=50)
+    assert r.metrics == ["m2", "imeasure"] and r.ensemble_members == ["m2", "imeasure"]
+    assert r.cells == refusal_audit.cells
+    with pytest.raises(ConfigError, match="'M2' is m2, named before: name each metric once"):
+        run_audit(rows_333, ["m2", "M2"], attacks=["copy-source"], resamples=10)

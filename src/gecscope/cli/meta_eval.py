@@ -206,7 +206,9 @@ def _add_attack_parser(msub: Any) -> None:
                    help="the real system the attacks start from (default: the human-preferred "
                         "one; needed for a folder without a human ranking)")
     a.add_argument("--metrics", help="comma-separated metrics (default: all installed; one "
-                   "that cannot run here is skipped with the reason)")
+                   "that cannot run here is skipped with the reason; one that refuses an "
+                   "attack has a 'refused' cell for it, with the reason; each scored once "
+                   "when named twice)")
     a.add_argument("--option", action="append", default=[], metavar="METRIC.KEY=VALUE",
                    help="an option of one metric (repeatable), e.g. scribendi.model=DIR")
     a.add_argument("--attacks", default="all", metavar="LIST",

@@ -448,7 +448,9 @@ def get_attack(name: str) -> type[Attack]:
 def build_attacks(ctx: AttackContext, names: Sequence[str]
                   ) -> tuple[list[AttackOutput], dict[str, str]]:
     """The attack systems of ``names``, and the attacks skipped with the reason (one that
-    needs references when there are none)."""
+    needs references when there are none). What a (user's) attack builds is checked: an
+    :class:`AttackOutput` (else a :class:`~gecscope.errors.ConfigError`) of one sentence per
+    source sentence (else a :class:`~gecscope.errors.LengthMismatchError` naming it)."""
     out: list[AttackOutput] = []
     skipped: dict[str, str] = {}
     for name in dict.fromkeys(names):
@@ -456,7 +458,16 @@ def build_attacks(ctx: AttackContext, names: Sequence[str]
         if cls.needs_references and ctx.references is None:
             skipped[name] = "needs the references (give --m2)"
             continue
-        out.append(cls().build(ctx))
+        built = cls().build(ctx)
+        if not isinstance(built, AttackOutput):
+            raise ConfigError(f"attack {name!r}: build() returned {type(built).__name__}, "
+                              "expected an AttackOutput (make it with self.output(ctx, "
+                              "tokens))")
+        if len(built.hypothesis) != len(ctx.sources):
+            raise LengthMismatchError(len(ctx.sources), len(built.hypothesis),
+                                      f"attack {name!r} ({built.name})", "sentences",
+                                      "the test set's sources")
+        out.append(built)
     return out, skipped
 
 

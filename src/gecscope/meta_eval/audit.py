@@ -9,6 +9,13 @@ test set's human ranking) and the source. The rank ensemble of the metrics
 (:mod:`~.ensemble`) gets the same row, its significance from the same resamples (each
 resample ranked by every metric, the negative ranks averaged).
 
+A metric may refuse one attack system (a gecscope error, e.g. the I-measure on a sentence
+rewritten whole, whose candidate references cannot be enumerated): that (metric, attack) cell
+is *refused*, with the metric's reason, and the other attacks are scored and tested as usual.
+The rank ensemble's cell of an attack that one of its members refused is refused too (an
+ensemble of the other members would be another ensemble, see :func:`_ensemble_cells`). A
+refusal on a real system or on the source skips the metric, with the reason.
+
 Every metric's scores are higher-is-better (as every gecscope metric's corpus score).
 """
 
@@ -21,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gecscope.data import EvalData, Hypothesis
-from gecscope.errors import ConfigError
+from gecscope.errors import ConfigError, GecscopeError
 from gecscope.meta_eval.attacks import AttackContext, AttackOutput, build_attacks
 
 if TYPE_CHECKING:
@@ -108,8 +115,10 @@ class Versus:
 @dataclass(frozen=True)
 class AttackCell:
     """One (metric, attack): score, place among the real systems and the attack (1 + the
-    number of real systems scoring strictly more; ``of`` places = real systems + 1), whether no real system scores as much (``above_all``), and the
-    tests against :data:`TARGETS`."""
+    number of real systems scoring strictly more; ``of`` places = real systems + 1), whether
+    no real system scores as much (``above_all``), and the tests against :data:`TARGETS`.
+    A cell the metric refused to score has its reason in ``refused`` (score NaN, rank 0, no
+    tests; made by :meth:`refusal`)."""
 
     metric: str
     attack: str
@@ -118,6 +127,12 @@ class AttackCell:
     of: int
     above_all: bool
     versus: dict[str, Versus]
+    refused: str = ""
+
+    @classmethod
+    def refusal(cls, metric: str, attack: str, of: int, reason: str) -> AttackCell:
+        """The cell of an attack ``metric`` refused to score, for ``reason``."""
+        return cls(metric, attack, math.nan, 0, of, False, {}, reason)
 
     @property
     def gamed(self) -> bool:
@@ -126,9 +141,15 @@ class AttackCell:
         return bool(v and v.significant)
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON: a refused cell has ``"refused": reason`` and null score and rank."""
+        if self.refused:
+            return {"metric": self.metric, "attack": self.attack, "score": None,
+                    "rank": None, "of": self.of, "above_all": False, "gamed": False,
+                    "versus": {}, "refused": self.refused}
         return {"metric": self.metric, "attack": self.attack, "score": self.score,
                 "rank": self.rank, "of": self.of, "above_all": self.above_all,
-                "gamed": self.gamed, "versus": {k: v.as_dict() for k, v in self.versus.items()}}
+                "gamed": self.gamed, "versus": {k: v.as_dict() for k, v in self.versus.items()},
+                "refused": None}
 
 
 @dataclass
@@ -150,6 +171,9 @@ class AuditResult:
     ensemble_members: list[str]
     settings: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
+    refused: dict[str, dict[str, str]] = field(default_factory=dict)
+    """``{metric: {attack: reason}}``: the cells refused (the metric's own refusals, and the
+    rank ensemble's of the attacks one of its members refused)."""
 
     def cell(self, metric: str, attack: str) -> AttackCell | None:
         for c in self.cells:
@@ -164,8 +188,8 @@ class AuditResult:
                 "skipped_attacks": self.skipped_attacks, "metrics": self.metrics,
                 "skipped_metrics": self.skipped_metrics, "scores": self.scores,
                 "cells": [c.as_dict() for c in self.cells],
-                "ensemble_members": self.ensemble_members, "settings": self.settings,
-                "seconds": self.seconds}
+                "ensemble_members": self.ensemble_members, "refused": self.refused,
+                "settings": self.settings, "seconds": self.seconds}
 
 
 def run_audit(test: TestSet, metrics: Sequence[str], *,
@@ -179,8 +203,12 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
     ``metrics`` and test each attack (see the module). ``best`` is the real system the attacks
     start from (default: the human-preferred one; needed without a human ranking).
     ``ensemble`` lists the rank ensemble's members (default: every metric that ran; empty:
-    no ensemble). A metric that cannot run is skipped with the reason."""
-    from gecscope.evaluation import score_admitted
+    no ensemble). A metric named twice is scored once (two names of one metric, ``m2`` and
+    ``M2``, are a :class:`~gecscope.errors.ConfigError`). A metric that cannot run (a
+    :class:`~gecscope.errors.GecscopeError`: unknown, a missing dependency or model, or a
+    refusal of a real system or the source) is skipped with the reason; one that refuses an
+    attack gets a refused cell for it (:func:`score_systems`). Other exceptions propagate:
+    a bug is not a refusal."""
     from gecscope.registry import get_metric
     from gecscope.stats.paired import PairedTest
 
@@ -217,14 +245,24 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
     ran: list[str] = []
     skipped: dict[str, str] = {}
     scores: dict[str, dict[str, float]] = {}
+    refused: dict[str, dict[str, str]] = {}
     cells: list[AttackCell] = []
     tests: dict[str, PairedTest] = {}
     edits_attached = False
-    for spec in metrics:
+    base = len(test.real) + 1  # the real systems and the source come first in hyps
+    for spec in dict.fromkeys(metrics):  # a metric named twice is scored once
         start = time.perf_counter()
         try:
             metric = factory(spec)
-            label = getattr(metric, "name", "") or spec
+        except GecscopeError as exc:  # unknown, or cannot be made here: reported, not fatal
+            skipped[spec] = _reason(exc)
+            seconds[spec] = time.perf_counter() - start
+            continue
+        label = getattr(metric, "name", "") or spec
+        if label in ran:  # e.g. "m2" and "M2": the ensemble would weigh it twice
+            raise ConfigError(f"metric {spec!r} is {label}, named before: name each metric "
+                              "once")
+        try:
             if progress:
                 progress(f"{test.name}: {label} on {len(hyps)} systems")
             if not edits_attached and "hypothesis-edits" in getattr(metric, "requires", ()) \
@@ -233,20 +271,25 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
 
                 hyps = with_edits(test.data, hyps, jobs=jobs)  # extracted once for all metrics
                 edits_attached = True
-            results = score_admitted([metric], test.data, hyps, jobs=jobs)
-        except Exception as exc:  # noqa: BLE001 - a failing metric is reported, not fatal
-            skipped[spec] = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+            results, refusals = score_systems(metric, test.data, hyps, base, jobs=jobs)
+        except GecscopeError as exc:  # cannot run here, or refused a real system: skipped
+            skipped[spec] = _reason(exc)
             continue
         finally:
             seconds[spec] = time.perf_counter() - start
         by_name = {r.system: r for r in results}
         scores[label] = {s: float(r.score.value) for s, r in by_name.items()}
+        if refusals:
+            refused[label] = refusals
+            if progress:
+                progress(f"{test.name}: {label} refused {len(refusals)} attack(s): "
+                         + ", ".join(refusals))
         paired = PairedTest(metric, results, n_samples=resamples, seed=seed)
         tests[label] = paired
-        cells += _metric_cells(label, paired, by_name, test, names, alpha)
+        cells += _metric_cells(label, paired, by_name, test, names, alpha, refusals)
         ran.append(label)
         seconds[spec] = time.perf_counter() - start
-    members = list(ran if ensemble is None else ensemble)
+    members = list(dict.fromkeys(ran if ensemble is None else ensemble))
     unknown = [m for m in members if m not in tests]
     if unknown:
         raise ConfigError(f"ensemble member(s) {', '.join(unknown)} did not run (metrics that "
@@ -255,14 +298,17 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
         start = time.perf_counter()
         if progress:
             progress(f"{test.name}: rank ensemble of {len(members)} metrics")
-        cells += _ensemble_cells(members, tests, scores, test, names, alpha)
+        ens_cells = _ensemble_cells(members, tests, scores, test, names, alpha, refused)
+        cells += ens_cells
+        if any(c.refused for c in ens_cells):
+            refused[ENSEMBLE] = {c.attack: c.refused for c in ens_cells if c.refused}
         seconds[ENSEMBLE] = time.perf_counter() - start
     return AuditResult(
         test.name, list(test.real), test.source.name, chosen, test.human_best,
         test.human_ranking, [{**o.as_dict(), **_attack_info(o)} for o in outputs],
         skipped_attacks, ran, skipped, scores, cells, members,
         {"resamples": resamples, "seed": seed, "alpha": alpha, "test": "paired bootstrap",
-         "sentences": len(test.source)}, seconds)
+         "sentences": len(test.source)}, seconds, refused)
 
 
 ATTACK_GATE_ALLOW = frozenset({"misplaced-lines", "other-test-set", "uncertain-alignment"})
@@ -285,6 +331,43 @@ def admit_systems(data: EvalData, real: Sequence[Hypothesis], attacks: Sequence[
     return [*first.hypotheses, *second.hypotheses]
 
 
+def score_systems(metric: Metric, data: EvalData, hyps: Sequence[Hypothesis], base: int, *,
+                  jobs: int = 1) -> tuple[list[SystemResult], dict[str, str]]:
+    """``metric``'s results of ``hyps`` (the real systems and the source are the first
+    ``base``, the attacks after them) and the attacks it refused, ``{name: reason}``.
+
+    Everything is scored at once; only when that raises a gecscope error are the first
+    ``base`` scored together (an error there propagates: the metric cannot be audited) and
+    then each attack alone, an attack the metric refuses (a :class:`~gecscope.errors.
+    GecscopeError`) left out with the reason. So a metric that refuses nothing costs one run.
+    State a metric prepares from the set of systems (:meth:`~gecscope.metrics.base.Metric.
+    prepare_systems`, GoToScorer's ``weight_systems=@scored``) is prepared once from all of
+    ``hyps``, as in the one run. Any other exception (a bug) propagates."""
+    from gecscope.evaluation import score_admitted
+    from gecscope.execution.plan import make_plan, run
+
+    try:
+        return score_admitted([metric], data, hyps, jobs=jobs), {}
+    except GecscopeError:
+        if len(hyps) <= base:
+            raise
+    metric.check_inputs(data)
+    metric.prepare_systems(data, list(hyps))
+    results = run(make_plan([metric], data, list(hyps[:base]), jobs))
+    refused: dict[str, str] = {}
+    for hyp in hyps[base:]:
+        try:
+            results += run(make_plan([metric], data, [hyp], jobs))
+        except GecscopeError as exc:
+            refused[hyp.name] = _reason(exc)
+    return results, refused
+
+
+def _reason(exc: BaseException) -> str:
+    """An error as one line: its type and message."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 def _attack_info(o: AttackOutput) -> dict[str, str]:
     if o.attack == "published":
         return {"source": "Goto et al. (2025), gotutiyan/attack-gec-metrics (read from the "
@@ -304,12 +387,16 @@ def _versus(paired: Any, attack: str, system: str, alpha: float) -> Versus:
 
 
 def _metric_cells(label: str, paired: Any, results: Mapping[str, SystemResult],
-                  test: TestSet, attacks: Sequence[str], alpha: float) -> list[AttackCell]:
+                  test: TestSet, attacks: Sequence[str], alpha: float,
+                  refused: Mapping[str, str]) -> list[AttackCell]:
     real = {s: float(results[s].score.value) for s in test.real}
     best = max(real, key=lambda s: real[s])
     targets = {"best": best, "human": test.human_best, "source": test.source.name}
     out = []
     for a in attacks:
+        if a in refused:
+            out.append(AttackCell.refusal(label, a, len(real) + 1, refused[a]))
+            continue
         score = float(results[a].score.value)
         versus = {k: _versus(paired, a, s, alpha) for k, s in targets.items() if s is not None}
         out.append(AttackCell(label, a, score, 1 + sum(v > score for v in real.values()),
@@ -319,9 +406,15 @@ def _metric_cells(label: str, paired: Any, results: Mapping[str, SystemResult],
 
 def _ensemble_cells(members: Sequence[str], tests: Mapping[str, Any],
                     scores: Mapping[str, Mapping[str, float]], test: TestSet,
-                    attacks: Sequence[str], alpha: float) -> list[AttackCell]:
+                    attacks: Sequence[str], alpha: float,
+                    refused: Mapping[str, Mapping[str, str]]) -> list[AttackCell]:
     """Per attack: the rank ensemble over the real systems, the source and that attack (each
-    attack ranked alone with them), tested on the members' shared bootstrap resamples."""
+    attack ranked alone with them), tested on the members' shared bootstrap resamples.
+
+    An attack a member refused is not ranked (its cell is refused, naming the members): a
+    rank over the other members would be another ensemble than the column's, one without the
+    member that would not score the attack, and its place could not be compared with the
+    other attacks'."""
     import numpy as np
 
     from gecscope.meta_eval.ensemble import negative_ranks, rank_ensemble
@@ -332,6 +425,12 @@ def _ensemble_cells(members: Sequence[str], tests: Mapping[str, Any],
     base = [*test.real, test.source.name]
     out = []
     for a in attacks:
+        by = [m for m in members if a in refused.get(m, {})]
+        if by:
+            out.append(AttackCell.refusal(
+                ENSEMBLE, a, len(test.real) + 1,
+                f"member{'s' if len(by) > 1 else ''} {', '.join(by)} refused this attack"))
+            continue
         systems = [*base, a]
         ens = rank_ensemble({m: scores[m] for m in members}, systems)
         real = {s: ens[s] for s in test.real}
@@ -360,10 +459,12 @@ def _ensemble_cells(members: Sequence[str], tests: Mapping[str, Any],
 FLAGS = {"best": "B", "human": "H", "source": "S"}
 
 
-def cell_text(c: AttackCell) -> str:
+def cell_text(c: AttackCell, note: str = "") -> str:
     """``rank/of`` and the flags of the significant wins (B: over the metric's best real
     system, H: over the human-preferred one, S: over the source); bold when no real system
-    scores as much."""
+    scores as much. A refused cell: ``refused`` and its footnote mark ``note``."""
+    if c.refused:
+        return f"refused{note}"
     rank = f"**{c.rank}**" if c.above_all else str(c.rank)
     flags = "".join(FLAGS[k] for k in TARGETS if k in c.versus and c.versus[k].significant)
     return f"{rank}/{c.of}" + (f" {flags}" if flags else "")
@@ -379,7 +480,9 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
               "significant (paired bootstrap, p < alpha, delta > 0): B over the metric's best "
               "real system, H over the human-preferred system, S over the unchanged source. "
               f"`{ENSEMBLE}`: the rank ensemble of the metrics (Goto et al. 2025), each attack "
-              "ranked alone with the real systems and the source."), ""]
+              "ranked alone with the real systems and the source. `refused`: the metric "
+              "refused to score the attack (the footnote gives its reason); the ensemble does "
+              "not rank an attack one of its members refused."), ""]
     for r in results:
         cols = [*r.metrics, *([ENSEMBLE] if r.ensemble_members else [])]
         attacks = [a["name"] for a in r.attacks]
@@ -394,21 +497,31 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
                       if r.ensemble_members else "")), "",
                   "| Attack | " + " | ".join(cols) + " |",
                   "|---|" + "---|" * len(cols)]
+        notes = _footnotes(r)
         for a in attacks:
             cells = [r.cell(m, a) for m in cols]
             lines.append(f"| {a.removeprefix('attack:')} | "
-                         + " | ".join(cell_text(c) if c else "–" for c in cells) + " |")
+                         + " | ".join(cell_text(c, notes.get((c.metric, c.refused), ("",))[0])
+                                      if c else "–" for c in cells) + " |")
+        if notes:
+            lines.append("")
+            lines += [f"{mark}: `{metric}` "
+                      + ("did not rank " if metric == ENSEMBLE else "refused ")
+                      + ", ".join(f"`{a.removeprefix('attack:')}`" for a in refused_attacks)
+                      + f": {reason}"
+                      for (metric, reason), (mark, refused_attacks) in notes.items()]
         lines += ["", f"### {r.test_set}: scores", "",
                   "| System | " + " | ".join(r.metrics) + " |",
                   "|---|" + "---|" * len(r.metrics)]
         best = {m: _top(r.real, r.scores[m]) for m in r.metrics}
-        rows = [("best real (" + ", ".join(sorted(set(best.values()))) + ")",
-                 [r.scores[m][best[m]] for m in r.metrics])]
+        rows: list[tuple[str, list[float | None]]] = [
+            ("best real (" + ", ".join(sorted(set(best.values()))) + ")",
+             [r.scores[m][best[m]] for m in r.metrics])]
         if r.human_best:
             rows.append((f"human-preferred ({r.human_best})",
                          [r.scores[m][r.human_best] for m in r.metrics]))
         rows.append((f"source ({r.source})", [r.scores[m][r.source] for m in r.metrics]))
-        rows += [(a.removeprefix("attack:"), [r.scores[m][a] for m in r.metrics])
+        rows += [(a.removeprefix("attack:"), [r.scores[m].get(a) for m in r.metrics])
                  for a in attacks]
         for name, vals in rows:
             lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in vals) + " |")
@@ -425,6 +538,22 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
     return "\n".join(lines)
 
 
+def _footnotes(r: AuditResult) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    """Per (metric, reason) of the refused cells: its footnote mark (``[^<test set>-k]``,
+    unique in a page of several test sets) and the attacks refused for it."""
+    import re
+
+    out: dict[tuple[str, str], tuple[str, list[str]]] = {}
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", r.test_set).strip("-") or "audit"
+    for c in r.cells:
+        if c.refused:
+            key = (c.metric, c.refused)
+            if key not in out:
+                out[key] = (f"[^{slug}-{len(out) + 1}]", [])
+            out[key][1].append(c.attack)
+    return out
+
+
 def _top(systems: Sequence[str], scores: Mapping[str, float]) -> str:
     """The system of ``systems`` with the highest score (the first of equals)."""
     return max(systems, key=lambda s: scores[s])
@@ -437,5 +566,8 @@ def _notes(notes: Mapping[str, Any]) -> str:
     return "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in keep.items())
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float | None) -> str:
+    """A score to 4 decimals; ``refused`` for an attack the metric refused (no score)."""
+    if v is None:
+        return "refused"
     return "–" if math.isnan(v) else f"{v:.4f}"
