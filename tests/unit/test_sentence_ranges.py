@@ -154,7 +154,7 @@ def test_plan_cuts_ranged_metrics_only() -> None:
     plan = plan_ranges(n, [errant, usim], 2, workers=2)
     assert plan[0][0] == 1  # the costliest tasks first: usim's, whole
     ranges = sorted((a, b) for m, h, a, b in plan if (m, h) == (0, 1))
-    assert ranges[0][0] == 0 and ranges[-1][1] == n and len(ranges) == 3
+    assert ranges[0][0] == 0 and ranges[-1][1] == n and len(ranges) == 4  # two per worker
     assert all(b - a <= RANGE_MAX for a, b in ranges)
     assert all(x[1] == y[0] for x, y in itertools.pairwise(ranges))
     assert [(a, b) for m, h, a, b in plan if m == 1] == [(0, n), (0, n)]
@@ -163,3 +163,29 @@ def test_plan_cuts_ranged_metrics_only() -> None:
     one = plan_ranges(1000, [errant], 1, workers=8)
     assert len(one) == 10 and {b - a for _, _, a, b in one} == {100}
     assert plan_ranges(0, [errant], 1, workers=2) == [(0, 0, 0, 0)]
+    # many systems do not make the ranges whole: every system gets the same ranges
+    many = plan_ranges(1312, [errant], 13, workers=2)
+    assert {(a, b) for _, _, a, b in many} == {(0, 328), (328, 656), (656, 984), (984, 1312)}
+
+
+def test_bundles_send_a_range_of_every_system_to_one_worker() -> None:
+    from gecscope.execution.pool import bundles, plan_ranges
+
+    errant, usim = get_metric("errant")(), get_metric("usim")()
+    plan = plan_ranges(1312, [errant, usim], 13, workers=2)
+    groups = bundles(plan, [errant, usim], workers=2)
+    assert sorted(i for g in groups for i in g) == list(range(len(plan)))  # each task once
+    for g in groups:
+        kinds = {(plan[i][0], plan[i][2], plan[i][3]) for i in g}
+        assert len(kinds) == 1  # one metric, one range
+        m = plan[g[0]][0]
+        if m == 0:  # errant (ranged): all 13 systems of the range together
+            assert sorted(plan[i][1] for i in g) == list(range(13))
+        else:  # usim (not ranged): each system alone, whole
+            assert len(g) == 1 and plan[g[0]][2:] == (0, 1312)
+    assert plan[groups[0][0]][0] == 1  # the costliest first
+    # too few groups for the workers: the largest are halved until each worker has two
+    one = plan_ranges(99, [errant], 13, workers=2)  # under RANGE_MIN: one range
+    halves = bundles(one, [errant], workers=2)
+    assert len(halves) == 4 and sorted(len(g) for g in halves) == [3, 3, 3, 4]
+    assert sorted(i for g in halves for i in g) == list(range(13))

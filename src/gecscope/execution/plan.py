@@ -13,12 +13,16 @@ Two phases, each exact by construction (the same code runs on the same inputs, o
 2. **Scores.** Every (metric, system) pair is one task, or, for a metric whose sentence
    statistics do not depend on the other sentences
    (:attr:`~gecscope.metrics.base.Metric.sentence_ranges`), several: ranges of sentences
-   (:func:`gecscope.execution.pool.plan_ranges`: at most 5,000 sentences each, and enough ranges for
-   every worker to have two tasks). Workers receive the references once (pickled
-   :class:`~gecscope.data.EvalData`, which carries the extracted edits) and load their own
-   models. A whole task sends back the :class:`~gecscope.metrics.base.SystemResult`; a range
-   sends its statistics, scored against :meth:`EvalData.subset <gecscope.data.EvalData.subset>`,
-   and the corpus score is aggregated here from all of them in sentence order, as
+   (:func:`gecscope.execution.pool.plan_ranges`: at most 5,000 sentences each, two per
+   worker where the corpus allows), the same for every system. A ranged metric's tasks of one
+   range go to one worker together (:func:`gecscope.execution.pool.bundles`), so what it
+   builds per sentence for all systems (the I-measure's pieces, CLEME's chunks, ERRANT's
+   parse of the references) is built once, as in one process, not once in every worker.
+   Workers receive the references once (pickled :class:`~gecscope.data.EvalData`, which
+   carries the extracted edits) and load their own models. A whole task sends back the
+   :class:`~gecscope.metrics.base.SystemResult`; a range sends its statistics, scored
+   against :meth:`EvalData.subset <gecscope.data.EvalData.subset>`, and the corpus score is
+   aggregated here from all of them in sentence order, as
    :meth:`~gecscope.metrics.base.Metric.evaluate` does. Results are returned in the order
    :func:`gecscope.evaluate` gives them.
 
@@ -37,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from gecscope.data import REFERENCE_EDITS, EvalData, Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.execution.pool import Task, plan_ranges, process_pool, score_task
+from gecscope.execution.pool import Task, bundles, plan_ranges, process_pool, score_task
 from gecscope.gate.consistency import check_hypothesis
 from gecscope.metrics.base import Metric, SystemResult
 
@@ -120,8 +124,16 @@ def _init_worker(data: EvalData, metrics: list[Metric[Any]], hyps: list[Hypothes
     _STATE.update(data=data, metrics=metrics, hyps=hyps, parts={})
 
 
-def _score(task: Task) -> tuple[int, int, int, Any]:
-    return score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task, _STATE["parts"])
+def _score(group: list[Task]) -> list[tuple[int, int, int, Any]]:
+    """A group of tasks (:func:`~gecscope.execution.pool.bundles`) on a worker, in order."""
+    return [score_task(_STATE["data"], _STATE["metrics"], _STATE["hyps"], task,
+                       _STATE["parts"]) for task in group]
+
+
+def _grouped(plan: Plan, tasks: list[Task]) -> list[list[Task]]:
+    """``tasks`` (those of ``plan``, in its order) in the groups sent to the workers."""
+    return [[tasks[i] for i in group] for group in bundles(plan.tasks, plan.metrics,
+                                                             plan.workers)]
 
 
 def _tasks(plan: Sequence[tuple[int, int, int, int]], metrics: Sequence[Metric[Any]],
@@ -298,6 +310,10 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
         for m, h, start, value in done:
             results.add(m, h, start, value)
 
+    def collect_groups(done: Iterable[list[tuple[int, int, int, Any]]]) -> None:
+        for group in done:
+            collect(group)
+
     if plan.executor == "serial":
         if plan.jobs > 1 and plan.needs_edits:  # one system on a large corpus: every core
             extract_edits(data, hyps, plan.jobs)
@@ -317,12 +333,13 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
                 executor = Pool(pool)
                 if plan.needs_edits:
                     extract_edits(data, hyps, plan.workers, executor=executor)
-                collect(executor.map(_score, _tasks(plan.tasks, metrics, data, hyps,
-                                                    executor.remote)))
+                collect_groups(executor.map(_score, _grouped(plan, _tasks(
+                    plan.tasks, metrics, data, hyps, executor.remote))))
     else:
         if plan.needs_edits:
             extract_edits(data, hyps, plan.workers, executor=Ray(plan.workers, plan.address))
         scorers = Ray(plan.workers, plan.address, _init_worker, (data, metrics, hyps))
-        collect(scorers.map(_score, _tasks(plan.tasks, metrics, data, hyps, scorers.remote)))
+        collect_groups(scorers.map(_score, _grouped(plan, _tasks(plan.tasks, metrics, data, hyps,
+                                                                 scorers.remote))))
     results.fill(data)
     return results.ordered()

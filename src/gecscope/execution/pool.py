@@ -239,24 +239,49 @@ def plan_ranges(n: int, metrics: Sequence[Any], systems: int,
                 workers: int) -> list[tuple[int, int, int, int]]:
     """``(metric, system, start, stop)`` of every scoring task: each (metric, system) whole,
     or, for metrics with :attr:`~gecscope.metrics.base.Metric.sentence_ranges`, cut into
-    ranges of at most :data:`RANGE_MAX` sentences, more when the (metric, system) pairs are
-    too few to give every worker two tasks (not below :data:`RANGE_MIN`). The costliest
-    tasks come first (:attr:`~gecscope.metrics.base.Metric.relative_cost` x sentences), so no
-    worker is left with a long task at the end."""
+    ranges of at most :data:`RANGE_MAX` sentences, two per worker when the corpus allows (not
+    below :data:`RANGE_MIN`), the same ranges for every system: :func:`bundles` then sends a
+    range of every system to one worker. The costliest tasks come first
+    (:attr:`~gecscope.metrics.base.Metric.relative_cost` x sentences), so no worker is left
+    with a long task at the end."""
     import math
 
-    pairs = len(metrics) * systems
     plan: list[tuple[int, int, int, int]] = []
     for m, metric in enumerate(metrics):
         pieces = 1
         if metric.sentence_ranges and n:
-            want = math.ceil(2 * workers / max(1, pairs))
-            pieces = max(math.ceil(n / RANGE_MAX), min(want, math.ceil(n / RANGE_MIN)))
+            pieces = max(math.ceil(n / RANGE_MAX), min(2 * workers, math.ceil(n / RANGE_MIN)))
         bounds = [n * k // pieces for k in range(pieces + 1)]
         plan.extend((m, h, a, b) for h in range(systems)
                     for a, b in itertools.pairwise(bounds) if a < b or n == 0)
     plan.sort(key=lambda t: -metrics[t[0]].relative_cost * (t[3] - t[2]))  # stable
     return plan
+
+
+def bundles(plan: Sequence[tuple[int, int, int, int]], metrics: Sequence[Any],
+            workers: int) -> list[list[int]]:
+    """The tasks of ``plan`` (indices) in the groups sent to workers, costliest first: the
+    tasks of a ranged metric (:attr:`~gecscope.metrics.base.Metric.sentence_ranges`) that
+    share a range go together, so one worker scores every system on those sentences and
+    builds what the metric keeps per sentence (the I-measure's pieces, CLEME's chunks, the
+    parse of the references) once, not once per worker; other tasks go alone. Groups are
+    halved, largest first, until every worker can have two."""
+    groups: dict[tuple[int, int, int, int], list[int]] = {}
+    for i, (m, h, a, b) in enumerate(plan):
+        key = (m, a, b, -1) if metrics[m].sentence_ranges else (m, a, b, h)
+        groups.setdefault(key, []).append(i)
+    out = list(groups.values())
+
+    def cost(group: list[int]) -> float:
+        return sum(metrics[plan[i][0]].relative_cost * max(1, plan[i][3] - plan[i][2])
+                   for i in group)
+
+    while len(out) < 2 * workers and any(len(g) > 1 for g in out):
+        big = max((g for g in out if len(g) > 1), key=cost)
+        k = out.index(big)
+        out[k:k + 1] = [big[:len(big) // 2], big[len(big) // 2:]]
+    out.sort(key=lambda g: -cost(g))  # stable
+    return out
 
 
 def score_task(data: Any, metrics: Sequence[Any], hyps: Sequence[Any], task: Task,
