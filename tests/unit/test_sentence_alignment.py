@@ -437,3 +437,21 @@ def test_an_essay_of_other_text_is_refused() -> None:
                          kinds=["hypothesis"])
     with pytest.raises(FormatError, match=r"hyp.md: .*essay '2' sentence"):
         essay_sentences(texts, ["hyp.md"])
+
+
+def test_normalised_ascii_shortcut_equals_the_walk() -> None:
+    """:func:`normalised` skips the per-character walk for ASCII text; it must give what the
+    walk gives for every ASCII character (the C0 separators \\x1c-\\x1f are whitespace too),
+    runs of them, and mixed text that takes the walk."""
+    import random
+
+    from gecscope.alignment.sentences import _normalise, normalised
+
+    for i in range(128):
+        c = chr(i)
+        assert normalised(f"A{c}b{c}{c}C") == _normalise(f"A{c}b{c}{c}C")[0], repr(c)
+    pool = [chr(i) for i in range(128)] + list("éÉßİﬁ\u00a0\u2003ǅΣς\u3000Ａ")
+    rnd = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(pool) for _ in range(rnd.randint(0, 10)))
+        assert normalised(text) == _normalise(text)[0], repr(text)

@@ -308,7 +308,10 @@ class SentenceIndex:
 
 
 def normalised(text: str) -> str:
-    """``text`` as it is compared here: without whitespace, NFKC-normalised, case-folded."""
+    """``text`` as it is compared here: without whitespace, NFKC-normalised, case-folded
+    (ASCII text, most of it, without the per-character walk: the same string)."""
+    if text.isascii():
+        return "".join(text.split()).lower()
     return _normalise(text)[0]
 
 
@@ -466,8 +469,8 @@ def _move_quotes(lines: Sequence[str], pieces: list[Piece],
 
         def fit(cut: int, start: int = left[1], end: int = right[2], text: str = line,
                 first: str = src_keys[i], second: str = src_keys[i + 1]) -> float:
-            return (similarity(first, _normalise(text, start, cut)[0])[0]
-                    + similarity(second, _normalise(text, cut, end)[0])[0])
+            return (similarity(first, normalised(text[start:cut]))[0]
+                    + similarity(second, normalised(text[cut:end]))[0])
 
         now = fit(left[2])
         best = max(sorted(cuts), key=fit)
@@ -480,7 +483,7 @@ def _move_quotes(lines: Sequence[str], pieces: list[Piece],
 
 
 def _piece(text: str, lines: tuple[int, ...], move: str, src_key: str) -> Piece:
-    key = _normalise(text)[0]
+    key = normalised(text)
     ratio, src_cov, cov = _matched(src_key, key)
     unmatched = (round((1 - cov) * len(key)), round((1 - src_cov) * len(src_key)))
     return Piece(text, lines, move, ratio, cov, True, src_cov, unmatched)
@@ -501,7 +504,7 @@ def _neighbour_check(pieces: list[Piece], src_grams: Sequence[frozenset[str]], i
               and (p.coverage >= MIN_COVERAGE or stray <= _SLACK)
               and (not cut or p.source_coverage >= MIN_COVERAGE or lost <= _SOURCE_SLACK))
     if ok and p.text:
-        g = _grams(_normalise(p.text)[0])
+        g = _grams(normalised(p.text))
         own = _dice(g, src_grams[i])
         ok = all(_dice(g, src_grams[k]) <= own for k in (i - 1, i + 1) if 0 <= k < len(pieces))
     return p if ok else dataclasses.replace(p, confident=False)
@@ -708,8 +711,8 @@ def looks_line_aligned(sources: Sequence[str], lines: Sequence[str], sample: int
         return False
     picked = sorted({k * n // sample for k in range(sample)}) if n > sample else range(n)
     unlike = sum(1 for i in picked if lines[i].strip()  # an empty output is no evidence
-                 and _dice(_grams(_normalise(sources[i])[0]),
-                           _grams(_normalise(lines[i])[0])) < 0.25)
+                 and _dice(_grams(normalised(sources[i])),
+                           _grams(normalised(lines[i]))) < 0.25)
     return unlike <= len(picked) / 2
 
 
