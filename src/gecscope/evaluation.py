@@ -116,10 +116,12 @@ def evaluate(metrics: MetricSpec | Sequence[MetricSpec], data: EvalData,
 
 def score_admitted(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
                    *, progress: Callable[[int], None] | None = None, jobs: int = 1,
-                   backend: str = "local", address: str | None = None) -> list[SystemResult]:
+                   backend: str = "local", address: str | None = None,
+                   retype_reference: bool = False) -> list[SystemResult]:
     """:func:`evaluate` for hypotheses that passed the gate already
     (:func:`gecscope.gate.admit`, as the CLI's inputs do): every metric's needs are checked
-    before any is run, then the plan runs."""
+    before any is run, then the plan runs (``retype_reference``: a per-type report follows,
+    see :func:`~gecscope.execution.plan.make_plan`)."""
     ms = list(metrics)
     for m in ms:
         m.check_inputs(data)
@@ -127,4 +129,5 @@ def score_admitted(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequenc
         m.prepare_systems(data, list(hyps))
     from gecscope.execution.plan import make_plan, run
 
-    return run(make_plan(ms, data, list(hyps), jobs, backend, address), progress)
+    return run(make_plan(ms, data, list(hyps), jobs, backend, address, retype_reference),
+               progress)

@@ -103,3 +103,46 @@ def test_meta_eval_jobs_gives_the_same_correlations(shared_data: Path) -> None:
     assert all(one[s].score == two[s].score and one[s].stats == two[s].stats for s in systems)
     corr = system_correlations(bench, system_scores(two), systems)
     assert corr == system_correlations(bench, system_scores(one), systems)
+
+
+def test_workers_retype_the_nucle_references_as_one_process(shared_data: Path, monkeypatch,
+                                                            tmp_path: Path, capsys) -> None:
+    """CoNLL-2014's gold is NUCLE-typed: a per-type report re-types it with ERRANT. With
+    workers the re-typing is done there (while spaCy is loaded) and must equal this
+    process's, through the API (the slot the report reads) and in the CLI's JSON report."""
+    pytest.importorskip("errant")
+    from gecscope.alignment.errant import shared_annotator
+    from gecscope.evaluation import score_admitted
+    from gecscope.execution import chunks as chunks_module
+    from gecscope.execution.chunks import RETYPED_REFERENCE
+    from gecscope.metrics.errant import ErrantMetric
+
+    monkeypatch.setattr("gecscope.execution.executors.PARALLEL_MIN", 1)
+    monkeypatch.setattr(chunks_module, "CHUNK", 10)  # several re-typing jobs
+    gold = read_m2(shared_data / "conll14" / "official-2014.combined.m2")
+    part = Corpus(gold.sentences[:40], gold.path)
+    data = EvalData.from_m2(part)
+    amu = (shared_data / "conll14" / "submissions" / "AMU").read_text(encoding="utf-8")
+    hyp = Hypothesis.from_texts(amu.split("\n")[:40], "AMU")
+    score_admitted([ErrantMetric()], data, [hyp], jobs=2, retype_reference=True)
+    here = shared_annotator().retype_corpus(part, auto=False, minimise=False)
+    assert data.peek(RETYPED_REFERENCE) == here
+    assert {e.type for s in here for a in s.annotations for e in a.edits} & {"R:NOUN:NUM"}
+    # the CLI: the same JSON report (its per-type tables included) with one and two processes
+    from gecscope.formats.m2 import format_sentence
+
+    (tmp_path / "gold.m2").write_text("".join(format_sentence(s) for s in part),
+                                      encoding="utf-8")
+    (tmp_path / "AMU").write_text("\n".join(amu.split("\n")[:40]) + "\n", encoding="utf-8")
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs{jobs}.json"
+        assert main(["evaluate", "-r", str(tmp_path / "gold.m2"), "--hyp", str(tmp_path / "AMU"),
+                     "-m", "errant", "-m", "m2", "--json-out", str(out), "--jobs", jobs,
+                     "-q"]) == 0
+        outs.append(json.loads(out.read_text(encoding="utf-8")))
+        capsys.readouterr()
+    for report in outs:
+        report.pop("created", None)
+    assert outs[0] == outs[1]
+    assert outs[0]["per_type"], "the report has per-type tables"

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import unicodedata
 from bisect import bisect_left
@@ -227,7 +228,10 @@ def _normalise(text: str, start: int = 0, end: int | None = None) -> tuple[str, 
     return "".join(out), offsets
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _grams(key: str) -> frozenset[str]:
+    """The character trigrams of ``key`` (cached: the gate looks at the lines of every system,
+    and most systems leave most lines as the source has them)."""
     if len(key) < 3:
         return frozenset((key,)) if key else frozenset()
     return frozenset(key[i:i + 3] for i in range(len(key) - 2))

@@ -265,9 +265,11 @@ def input_warnings_printed() -> Iterator[None]:
 
 def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
                  quiet: bool = False, force: bool = False, jobs: int = 1,
-                 backend: str = "local", address: str | None = None) -> list[SystemResult]:
+                 backend: str = "local", address: str | None = None,
+                 per_type: bool = False) -> list[SystemResult]:
     """:func:`gecscope.evaluate` for hypotheses :func:`load_inputs` admitted (the gate is
-    not run twice), with a progress display."""
+    not run twice), with a progress display. ``per_type``: per-type tables will be shown
+    (workers then also re-type the references when those need it)."""
     from gecscope.cli._common import Progress
     from gecscope.errors import InputWarning
     from gecscope.evaluation import score_admitted
@@ -278,7 +280,7 @@ def evaluate_all(metrics: list[Metric], data: EvalData, hyps: list[Hypothesis],
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InputWarning)
             return score_admitted(metrics, data, hyps, progress=progress, jobs=jobs,
-                                  backend=backend, address=address)
+                                  backend=backend, address=address, retype_reference=per_type)
     finally:
         progress.close()
 

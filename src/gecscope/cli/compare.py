@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         hyps = _with_edits(data, hyps, args, force)
     results = evaluate_all(metrics, data, hyps, args.quiet, force,
                            getattr(args, "jobs", 1), getattr(args, "backend", "local"),
-                           getattr(args, "address", None))
+                           getattr(args, "address", None),
+                           bool(args.html or args.json_out or args.format == "json"))
 
     def progress(msg: str) -> None:
         if not args.quiet and (force or sys.stderr.isatty()):

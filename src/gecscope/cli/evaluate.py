@@ -206,10 +206,12 @@ def run(args: argparse.Namespace) -> int:
     from gecscope.cli.check import print_summary
 
     print_summary(data, hyps, getattr(args, "gate_findings", ()))  # one line on what `gecscope check` would find
+    fmt = args.format
+    per_type = bool(fmt == "json" or (args.cat and fmt != "tsv") or getattr(args, "html", None)
+                    or getattr(args, "json_out", None) or getattr(args, "bootstrap", 0))
     results = evaluate_all(metrics, data, hyps, args.quiet, getattr(args, "progress", False),
                            getattr(args, "jobs", 1), getattr(args, "backend", "local"),
-                           getattr(args, "address", None))
-    fmt = args.format
+                           getattr(args, "address", None), per_type)
     types = fmt == "json" or bool(args.cat and fmt != "tsv")  # per-type tables are shown
     shown = bool(args.cat and fmt != "tsv") or fmt == "json" or bool(
         getattr(args, "html", None) or getattr(args, "json_out", None))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gecscope.alignment.errant import ErrantAnnotator, process_annotator
 from gecscope.errors import LengthMismatchError
-from gecscope.types import Corpus, Sentence, Tokens
+from gecscope.types import Corpus, Sentence, Slot, Tokens
 
 if TYPE_CHECKING:
     from gecscope.execution.executors import Executor
@@ -18,17 +18,26 @@ T = TypeVar("T")
 
 CHUNK = 500  # sentence pairs per task: small enough to balance, large enough to batch the parser
 
+#: ERRANT's types of the reference M2's edits, spans and corrections kept (``errant_m2 -gold
+#: -no_min``, :meth:`ErrantAnnotator.retype_corpus`), computed on the workers of an
+#: evaluation that will report per-type tables against references of another scheme
+#: (:func:`retype_parallel`), so the report does not parse them again in one process.
+RETYPED_REFERENCE: Slot[Corpus] = Slot(__name__, "RETYPED_REFERENCE")
+
 
 def run_job(annotator: ErrantAnnotator, job: tuple[str, Any]) -> Any:
     """One job of a worker or Ray actor: ``("m2", (sources, corrections))`` gives the chunk's
     M2 text, ``"m2-sentences"`` its sentences' M2 one by one, ``"sentences"`` the annotated
-    sentences themselves; ``("echo", text)`` gives ``text`` back. M2 is written by the worker
+    sentences themselves; ``("retype", corpus)`` the gold sentences re-typed, spans kept;
+    ``("echo", text)`` gives ``text`` back. M2 is written by the worker
     (the driver only joins texts: it shares the cores with the workers)."""
     from gecscope.formats.m2 import format_sentence
 
     kind, payload = job
     if kind == "echo":
         return payload
+    if kind == "retype":  # a gold M2 chunk, its edits classified (errant_m2 -gold -no_min)
+        return annotator.retype_corpus(payload, auto=False, minimise=False).sentences
     corpus = annotator.annotate_corpus(*payload)
     if kind == "sentences":
         return corpus.sentences
@@ -131,3 +140,26 @@ def annotate_parallel(sources: Sequence[Tokens], corrections: Sequence[Sequence[
         out.extend(process_annotator(lev, merge).annotate_corpus(*piece,
                                                                  progress=progress).sentences)
     return Corpus(tuple(out if order is None else ungrouped(out, order)))
+
+
+def retype_parallel(corpus: Corpus, executor: Executor) -> Corpus:
+    """``corpus``' edits re-typed with ERRANT, spans and corrections kept, as
+    ``shared_annotator().retype_corpus(corpus, auto=False, minimise=False)`` gives them (each
+    sentence is re-typed on its own), on ``executor``'s workers in chunks of :data:`CHUNK`
+    sentences; the chunks a broken pool did not return are re-typed here."""
+    from gecscope.execution.pool import BrokenPool
+
+    pieces = [Corpus(corpus.sentences[a:a + CHUNK], corpus.path)
+              for a in range(0, len(corpus), CHUNK)]
+    out: list[Sentence] = []
+    done = 0
+    try:
+        for sentences in executor.map(pool_job, [(False, "rules", ("retype", piece))
+                                                 for piece in pieces]):
+            out.extend(sentences)
+            done += 1
+    except BrokenPool:
+        pass
+    for piece in pieces[done:]:
+        out.extend(run_job(process_annotator(), ("retype", piece)))
+    return Corpus(tuple(out), corpus.path)

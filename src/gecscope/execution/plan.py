@@ -249,6 +249,9 @@ class Plan:
     jobs: int
     address: str | None
     tasks: list[tuple[int, int, int, int]]
+    #: the reference M2's edits are also re-typed with ERRANT on the workers (see
+    #: :func:`needs_retyped_reference`) for a report's per-type tables
+    retype_reference: bool = False
 
     @property
     def needs_edits(self) -> bool:
@@ -256,13 +259,32 @@ class Plan:
         return any("hypothesis-edits" in m.requires for m in self.metrics)
 
 
+def needs_retyped_reference(data: EvalData) -> bool:
+    """Whether a per-type report would re-type the reference M2 with ERRANT: its edits are
+    not in ERRANT's scheme (NUCLE's, CoNLL-2014), the language's extractor is ERRANT and
+    nothing re-typed them yet."""
+    from gecscope.execution.chunks import RETYPED_REFERENCE
+    from gecscope.formats.m2 import errant_typed
+
+    if data.m2 is None or not data.lang.edit_extractor.errant \
+            or not data.lang.edit_extractor.pooled or data.peek(RETYPED_REFERENCE) is not None:
+        return False
+    types = [e.type for s in data.m2 for a in s.annotations for e in a.edits]
+    return bool(types) and not errant_typed(types)
+
+
 def make_plan(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hypothesis],
-              jobs: int = 1, backend: str = "local", address: str | None = None) -> Plan:
+              jobs: int = 1, backend: str = "local", address: str | None = None,
+              retype_reference: bool = False) -> Plan:
     """Check the inputs, once (every metric's :meth:`~gecscope.metrics.base.Metric.
     check_inputs`, every system with each distinct :meth:`~gecscope.metrics.base.Metric.
     check_hypothesis`), choose where the work runs (Ray for ``backend="ray"``; worker
     processes when :func:`~gecscope.execution.executors.worth_parallel`; else this process)
-    and cut it into tasks."""
+    and cut it into tasks. ``retype_reference``: a report with per-type tables follows, so
+    worker processes also re-type the reference M2 with ERRANT when it will need that
+    (:func:`needs_retyped_reference`; stored in ``data``'s
+    :data:`~gecscope.execution.chunks.RETYPED_REFERENCE`), while they have spaCy loaded;
+    in this process the report does it itself, with the same result."""
     from gecscope.execution.executors import worth_parallel
     from gecscope.execution.pool import capped_jobs, default_jobs
 
@@ -291,7 +313,8 @@ def make_plan(metrics: Sequence[Metric[Any]], data: EvalData, hyps: Sequence[Hyp
         tasks = [(m, h, 0, n) for m in range(len(metrics)) for h in range(len(hyps))]
     else:
         tasks = plan_ranges(n, metrics, len(hyps), workers)
-    return Plan(data, metrics, hyps, kind, workers, jobs, address, tasks)
+    return Plan(data, metrics, hyps, kind, workers, jobs, address, tasks,
+                retype_reference and kind == "pool" and needs_retyped_reference(data))
 
 
 def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[SystemResult]:
@@ -333,6 +356,10 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
                 executor = Pool(pool)
                 if plan.needs_edits:
                     extract_edits(data, hyps, plan.workers, executor=executor)
+                if plan.retype_reference and data.m2 is not None:
+                    from gecscope.execution.chunks import RETYPED_REFERENCE, retype_parallel
+
+                    data.put(RETYPED_REFERENCE, retype_parallel(data.m2, executor))
                 collect_groups(executor.map(_score, _grouped(plan, _tasks(
                     plan.tasks, metrics, data, hyps, executor.remote))))
     else:

@@ -117,7 +117,10 @@ ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
 
 def _plain_form(tokens: Sequence[str]) -> tuple[str, ...]:
-    return tuple(unicodedata.normalize("NFC", " ".join(tokens)).translate(ZERO_WIDTH).split())
+    text = " ".join(tokens)
+    if not text.isascii():  # ASCII is its own NFC form and has no zero-width characters
+        text = unicodedata.normalize("NFC", text).translate(ZERO_WIDTH)
+    return tuple(text.split())
 
 
 def unicode_form_warning(name: str, hypothesis: Sequence[Tokens], sources: Sequence[Tokens],

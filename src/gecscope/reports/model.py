@@ -340,6 +340,21 @@ class TypeCounts:
     view: TypeView
 
 
+def _retype_with(data: EvalData) -> Callable[[Corpus], Corpus] | None:
+    """The re-typing of :func:`~gecscope.reports.schemes.type_view` that takes the reference
+    M2's ERRANT types from the workers of the scoring (:data:`~gecscope.execution.chunks.
+    RETYPED_REFERENCE`, computed as the default re-typing computes them), or ``None`` (the
+    default) when they did not compute it."""
+    from gecscope.execution.chunks import RETYPED_REFERENCE
+    from gecscope.reports.schemes import errant_retype
+
+    done = data.peek(RETYPED_REFERENCE)
+    if done is None or data.m2 is None:
+        return None
+    reference = data.m2
+    return lambda corpus: done if corpus is reference else errant_retype(corpus)
+
+
 def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[SystemResult],
                 metrics: Sequence[Metric], *, sentences: bool = False,
                 progress: Callable[[str], None] | None = None,
@@ -366,7 +381,7 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
         return TypeCounts({}, TypeView(reference, {}))
     edits = report_edits(data, hyps, notes, extract=reference is not None)
     view = type_view(reference, edits, errant=data.lang.edit_extractor.errant,
-                     progress=progress)
+                     retype=_retype_with(data), progress=progress)
     if view.refused:
         notes.append(view.refused)
         return TypeCounts({}, view)

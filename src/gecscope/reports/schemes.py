@@ -140,7 +140,7 @@ def type_view(reference: Corpus | None, hypotheses: Mapping[str, Corpus], *,
     systems = [name for name, c in hyps.items()
                if hyp_types[name] and not errant_typed(list(hyp_types[name].elements()))]
     if retype is None:
-        retype = _errant_retype
+        retype = errant_retype
 
     def retyped(what: str, corpus: Corpus) -> Corpus:
         if progress is not None:
@@ -180,7 +180,7 @@ def _join(items: Iterable[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _errant_retype(corpus: Corpus) -> Corpus:
+def errant_retype(corpus: Corpus) -> Corpus:
     """ERRANT's types of ``corpus``' edits, spans and corrections kept (errant_m2 -gold
     -no_min), ticking :mod:`gecscope.progress` per sentence."""
     from gecscope.alignment.errant import shared_annotator
