@@ -406,7 +406,15 @@ def type_counts(data: EvalData, hyps: Sequence[Hypothesis], results: Sequence[Sy
                     typed_data = EvalData.from_m2(view.reference, lang=data.lang)
                     typed_data.cycle_references = data.cycle_references
                 typed = Hypothesis(h.name, h.tokens, view.hypotheses[r.system], h.path)
-                again = metric_objs[name].evaluate(typed_data, typed).score
+                metric = metric_objs[name]
+                # h as scored (the CLI's hypotheses passed the gate): the re-typed references
+                # change no span, so it is scored again without the gate; a hypothesis the
+                # gate would change (given raw to the API) goes through it, as when scored
+                metric.check_inputs(typed_data)
+                metric.check_hypothesis(typed_data, typed)
+                again = metric.result(typed_data, typed).score
+                if again.fields != r.score.fields:
+                    again = metric.evaluate(typed_data, typed).score
                 if again.fields != r.score.fields:
                     notes.append(f"no {name} per-type tables: its scores depend on the error "
                                  "types (re-typed, they change), so its counts cannot be "
