@@ -200,6 +200,10 @@ def test_paper_refusals(conll14: Path, tmp_path: Path,
     rc, _, err = _run(capsys, "evaluate", "--paper", "--format", "tsv", "-r", ref,
                       "--hyp", *hyps)
     assert rc == 64 and "not tsv" in err
+    # an explicit --bootstrap 0 is not turned into 1000: the table's interval needs resamples
+    rc, out, err = _run(capsys, "evaluate", "--paper", "-r", ref, "--hyp", *hyps,
+                        "--bootstrap", "0")
+    assert rc == 64 and "--paper --bootstrap 0" in err and out == ""
     # references that are not a known test set: no standard figure to guess
     unknown = tmp_path / "mine.m2"
     lines = Path(ref).read_text(encoding="utf-8").split("\n\n")

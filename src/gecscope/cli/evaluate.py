@@ -56,7 +56,7 @@ def add_parser(sub: Any) -> None:
                           "print it, a 95%% bootstrap interval over sentences and a paired "
                           "bootstrap test against --baseline, as Markdown and LaTeX (--format "
                           "markdown or latex: one; json: the table as data); --bootstrap "
-                          "defaults to 1000")
+                          "defaults to 1000 (0 is refused: the interval needs resamples)")
     out.add_argument("--baseline", metavar="SYSTEM",
                      help="--paper: the system every other is tested against (default: the "
                           "first --hyp)")
@@ -71,7 +71,7 @@ def add_parser(sub: Any) -> None:
              "default shapley). Costs a leave-one-out pass per system and metric: every "
              "edited sentence's variants scored once (CoNLL-2014 under M2: about 30 s a "
              "system)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, bootstrap=None)  # None: not given (--paper: 1000; else 0)
 
 
 def _whole(low: int, high: int) -> Any:
@@ -196,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
         prepare_paper(args)
     elif getattr(args, "baseline", None) is not None:
         raise ConfigError("--baseline goes with --paper")
+    if getattr(args, "bootstrap", 0) is None:
+        args.bootstrap = 0
     if getattr(args, "top", None) is not None and not (
             getattr(args, "html", None) or getattr(args, "json_out", None)
             or args.format == "json"):
@@ -288,8 +290,12 @@ def prepare_paper(args: argparse.Namespace) -> None:
                               "check --hash FILE makes a registry entry), so there is no "
                               "standard figure: name the metric with -m")
         args.metric = [head.metric]
-    if not args.bootstrap:
+    if args.bootstrap is None:
         args.bootstrap = 1000
+    elif args.bootstrap == 0:
+        raise ConfigError("--paper --bootstrap 0: the table's 95% interval and its test "
+                          "against --baseline need resamples; give --bootstrap N (N >= 1), or "
+                          "leave it out for 1000")
 
 
 def paper_text(args: argparse.Namespace, report: Report) -> str:
