@@ -173,6 +173,28 @@ def test_empty_or_corrupt_resource_files_exit_65_naming_the_file(
         load_resources(folder)
 
 
+@pytest.mark.parametrize("name", RESOURCE_FILES)
+def test_an_unreadable_resource_exits_69_naming_it(name: str, capsys: pytest.CaptureFixture[str],
+                                                   texts: dict[str, str],
+                                                   tmp_path: Path) -> None:
+    """A resource file that cannot be read (here a real I/O error: a link to /proc/self/mem,
+    whose first page is not mapped, so reading it fails even for root) is named, with the
+    system's reason, not an unwrapped OSError."""
+    mem = Path("/proc/self/mem")
+    try:
+        mem.read_bytes()
+        pytest.skip("reading /proc/self/mem does not fail here (not Linux?)")
+    except OSError:
+        pass
+    folder = resources(tmp_path / "res")
+    (folder / name).unlink()
+    (folder / name).symlink_to(mem)
+    rc, _, err = evaluate(capsys, texts, "--zh-data", str(folder))
+    assert rc == 69 and f"{folder}/{name}: cannot be read (Input/output error)" in err
+    with pytest.raises(MissingResourceError, match="cannot be read"):
+        load_resources(folder)
+
+
 def test_truncated_real_cilin_exits_65(capsys: pytest.CaptureFixture[str], shared_data: Path,
                                        texts: dict[str, str], tmp_path: Path) -> None:
     real = shared_data / "mucgec" / "cherrant-data"

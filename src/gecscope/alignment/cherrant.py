@@ -141,12 +141,20 @@ def _bad_resource(path: Path, line: int, expected: str) -> FormatError:
                        f"(from {RESOURCE_SOURCE})?", path, line)
 
 
+def _unreadable(path: Path, exc: OSError) -> MissingResourceError:
+    return MissingResourceError(f"{path}: cannot be read ({exc.strerror or exc}); Chinese edit "
+                                "extraction needs it readable: fix its permissions, or "
+                                f"{_how_to_point()}")
+
+
 @lru_cache(maxsize=4)
 def _load_resources(folder: str) -> Resources:
     p = Path(folder)
     cilin, conf = p / "cilin.txt", p / "confusion_dict.txt"
     try:
         text = cilin.read_text(encoding="gbk")
+    except OSError as exc:  # permission denied, an I/O error
+        raise _unreadable(cilin, exc) from None
     except UnicodeDecodeError as exc:
         raise FormatError(f"not GBK text (ChERRANT's Cilin file is GBK-encoded): {exc}",
                           cilin) from None
@@ -170,6 +178,8 @@ def _load_resources(folder: str) -> Resources:
                     raise _bad_resource(conf, i, "a character and its confusable characters, "
                                                  "separated by spaces")
                 confusion[fields[0]] = frozenset(fields[1:])
+    except OSError as exc:
+        raise _unreadable(conf, exc) from None
     except UnicodeDecodeError as exc:
         raise FormatError(f"not UTF-8 text (ChERRANT's confusion set is UTF-8): {exc}",
                           conf) from None
