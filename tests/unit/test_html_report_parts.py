@@ -371,3 +371,20 @@ def test_exports_survive_hostile_names_and_missing_numbers() -> None:
     assert csv_text(["a"], [[None], [1], [0.5]]) == 'a\r\n""\r\n1\r\n0.5\r\n'  # "" : one empty cell
     assert latex_text("t → u", ["x", "y"], [["a", float("inf")]]).splitlines()[0] == \
         r"% t $\rightarrow$ u"
+
+
+def test_tables_whose_keys_collide_keep_their_own_downloads() -> None:
+    """Export keys are built from system and metric names with dashes between them: system
+    ``a-b`` with metric ``m2`` and system ``a`` with metric ``b-m2`` give one key. Each table
+    must keep its own download (once a ValueError ended the report)."""
+    from gecscope.reports.html_export import Exports
+
+    ex = Exports()
+    first = ex.table("costs-a-b-m2", "one", ["system"], [["a-b"]])
+    second = ex.table("costs-a-b-m2", "two", ["system"], [["a"]])
+    third = ex.table("costs-a-b-m2", "three", ["system"], [["x"]])
+    keys = [re.search(r'data-export="([^"]+)"', b).group(1) for b in (first, second, third)]
+    assert keys == ["costs-a-b-m2", "costs-a-b-m2-2", "costs-a-b-m2-3"]
+    assert [ex.tables[k]["title"] for k in keys] == ["one", "two", "three"]
+    assert "a-b" in ex.tables[keys[0]]["csv"] and "\r\na\r\n" in ex.tables[keys[1]]["csv"]
+    assert len({ex.tables[k]["name"] for k in keys}) == 3  # three file names

@@ -75,9 +75,14 @@ class Exports:
     def table(self, key: str, title: str, header: Sequence[Any], rows: Sequence[Sequence[Any]],
               *, latex_rows: Sequence[Sequence[Any]] | None = None) -> str:
         """Register a table (``latex_rows``: fewer rows for the paper's version) and return
-        its CSV and LaTeX download buttons."""
+        its CSV and LaTeX download buttons. Keys are made of system and metric names, which
+        may contain dashes (``costs-a-b-m2`` is system ``a-b`` or metric ``b-m2``): a key
+        already taken gets ``-2``, ``-3``... so every table keeps its own download."""
         if key in self.tables:
-            raise ValueError(f"two tables of the report export as {key!r}")
+            n = 2
+            while f"{key}-{n}" in self.tables:
+                n += 1
+            key = f"{key}-{n}"
         name = f"gecscope-{slug(key)}"
         self.tables[key] = {"name": name, "title": title, "csv": csv_text(header, rows),
                             "latex": latex_text(title, header,
