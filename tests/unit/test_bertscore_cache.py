@@ -190,3 +190,118 @@ def test_ptm2_with_shared_caches_equals_uncached(conll14: Path) -> None:
     tiny = BERTScorer(max_cached_pairs=1, max_cached_bytes=1)
     tiny.clear()
     assert run(None) == run(tiny)
+
+
+# --- the direct BERT forward (issue #45: PT-ERRANT and PT-M2 in the attack audit) ----------
+
+LONG = " ".join(["the students who had gone to the school were told that they can not"] * 50)
+
+
+def _same_hidden(sentences: list[str], threads: int = 1) -> None:
+    """``Encoder._bert_hidden`` (BERT's operations called directly) gives the bytes of the
+    model's own forward for every sentence alone, at ``threads`` torch threads."""
+    from gecscope._optional import torch_threads
+
+    enc = BERTScorer().encoder
+    torch = enc.torch
+    ids = list(dict.fromkeys(enc.token_ids(s) for s in sentences))
+    with torch_threads(threads), torch.inference_mode():
+        for k, i in enumerate(ids):
+            x = torch.tensor([i], dtype=torch.long)
+            direct, model = enc._bert_hidden(x), enc._model_hidden(x)
+            assert direct.dtype == model.dtype and direct.shape == model.shape
+            assert direct.numpy().tobytes() == model.numpy().tobytes(), f"sentence {k} differs"
+
+
+def test_direct_forward_is_the_models_forward_on_built_in_sentences() -> None:
+    """Short, empty, one-word and truncated (512 pieces) inputs, at 1 and 2 threads; the
+    bundled MiniLM takes the direct path."""
+    from gecscope.metrics.bertscore import _direct_bert
+
+    enc = BERTScorer().encoder
+    assert _direct_bert(enc.model)
+    assert len(enc.token_ids(LONG)) == enc.max_length == 512
+    sentences = [REF, OTHER_REF, *CANDS, LONG]
+    _same_hidden(sentences, threads=1)
+    _same_hidden(sentences, threads=2)
+
+
+def test_direct_forward_is_the_models_forward_on_conll14(conll14: Path) -> None:
+    """Every 40th CoNLL-2014 source and AMU output, and 4 inputs of 8 sources joined (long
+    rewrites): the same bytes both ways."""
+    sources = [line[2:] for line in (conll14 / "official-2014.combined.m2").read_text(
+        encoding="utf-8").splitlines() if line.startswith("S ")]
+    amu = (conll14 / "submissions" / "AMU").read_text(encoding="utf-8").splitlines()
+    assert len(sources) == len(amu) == 1312
+    joined = [" ".join(sources[i:i + 8]) for i in range(0, 32, 8)]
+    _same_hidden(sources[::40] + amu[5::40] + joined)
+
+
+def test_a_model_the_direct_forward_does_not_compute_keeps_its_own_forward() -> None:
+    """Models outside what ``_bert_hidden`` reproduces keep their forward: another attention
+    implementation, train mode, and a model whose blocks compute something else under the
+    same class names (caught by the first encode's bit-for-bit check)."""
+    import copy
+
+    from gecscope._optional import torch_threads
+    from gecscope.metrics.bertscore import Encoder, _direct_bert
+
+    enc = Encoder(_default_model_path(), None, "cpu", batch_size=1, max_cached_pairs=10,
+                  max_cached_bytes=1 << 20)
+    torch = enc.torch
+    eager = copy.deepcopy(enc.model)
+    eager.config._attn_implementation = "eager"
+    assert not _direct_bert(eager)
+    trained = copy.deepcopy(enc.model).train()
+    assert not _direct_bert(trained)
+    block = enc.model.encoder.layer[0]
+    block.intermediate.intermediate_act_fn = torch.nn.SiLU()  # not BERT's GELU
+    assert _direct_bert(enc.model)  # the classes do not tell
+    ids = enc.token_ids(REF)
+    with torch_threads(1), torch.inference_mode():
+        x = torch.tensor([ids], dtype=torch.long)
+        got = enc.embed([ids])[ids]
+        assert enc._direct is False
+        model = enc._model_hidden(x).float()[0]
+        assert not torch.equal(enc._bert_hidden(x)[0], model)
+    assert torch.equal(got, model / model.norm(dim=-1, keepdim=True))
+
+
+def test_pt_scores_with_the_direct_forward_equal_the_models_forward(conll14: Path) -> None:
+    """PT-M2 (both levels) and the raw BERTScore of PT-ERRANT's pairs on a CoNLL-2014 sample,
+    for AMU and for an attack-like system (annotator 1's reference as the output), computed
+    with the model's forward and with the direct one, caches emptied between: equal stats
+    and scores."""
+    gold = read_m2(conll14 / "official-2014.combined.m2")
+    idx = list(range(3, len(gold), 120))
+    sample = Corpus(tuple(gold[i] for i in idx), gold.path)
+    amu = (conll14 / "submissions" / "AMU").read_text(encoding="utf-8").splitlines()
+    hyps = {"AMU": [amu[i].split() for i in idx],
+            "other-reference": [list(s.reference(1)) for s in sample]}
+    scorer = BERTScorer()
+    enc = scorer.encoder
+    batch = PTM2Metric.Config().batch_size
+
+    def run(direct: bool) -> list[object]:
+        scorer.clear()
+        enc._direct = direct
+        data = EvalData.from_m2(sample)
+        data.slot(SCORERS, dict)[("", None, "cpu", "auto", batch)] = scorer
+        out: list[object] = []
+        for name, lines in hyps.items():
+            for level in ("sentence", "corpus"):
+                metric = PTM2Metric(level=level)
+                stats = metric.sentence_stats(data, Hypothesis(name, lines))
+                out += [stats, metric.aggregate(stats).fields]
+            pairs = [(" ".join(h), " ".join(s.reference(k))) for h, s in zip(lines, sample,
+                                                                             strict=True)
+                     for k in (0, 1)]
+            out.append(scorer.score(pairs))
+        return out
+
+    try:
+        model = run(direct=False)
+        assert run(direct=True) == model
+    finally:
+        enc._direct = None
+        scorer.clear()

@@ -7,12 +7,15 @@ each sentence is featurised (:mod:`.features`), scored (:mod:`.model`) and decod
 implicit units are not predicted. Inference runs in numpy (:mod:`.encoder`, :mod:`.scorer`;
 torch is needed only to train), with a fixed number of BLAS threads per call (``threads``,
 default 1: one per worker process, restored afterwards); ties are broken by index, so the
-output is deterministic.
+output is deterministic. With ``batch_size`` 1 a sentence's parse depends on that sentence
+alone, so each distinct sentence is parsed once per parser (:meth:`UccaParser._parse_chunks`):
+an attack output that adds a sentence to one parsed before parses only the new one.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,13 @@ from gecscope.semantics.ucca_parser.tree import spans_to_passage
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 WEIGHTS = "ucca_parser.safetensors"
 META = "ucca_parser.json"
+#: Parsed chunks (sentences of an input, see :func:`.data.inference_chunks`) a parser keeps,
+#: oldest dropped first: a CoNLL-2014 sentence's key, spans and flags take ~5 KB (measured,
+#: 25 tokens on average), so ~150 MB at most; the attack audit of GJG15 and SEEDA parses
+#: 18,317 distinct chunks.
+MAX_CACHED_CHUNKS = 30_000
+#: A parsed chunk: its labelled spans and which of its tokens are punctuation.
+ChunkParse = tuple[dict[tuple[int, int], str], tuple[bool, ...]]
 
 
 class UccaParser:
@@ -79,6 +89,8 @@ class UccaParser:
 
             featurizer = Featurizer(layers=self.meta.get("layers", (2, 4)))
         self.featurizer = featurizer
+        #: chunk parses by (BLAS threads, chunk tokens), when :attr:`per_sentence` holds
+        self.chunks: OrderedDict[tuple[int | None, tuple[str, ...]], ChunkParse] = OrderedDict()
 
     # --- scoring ------------------------------------------------------------------------
     def predict_spans(self, features: Sequence[Any]) -> list[dict[tuple[int, int], str]]:
@@ -97,14 +109,12 @@ class UccaParser:
         for k, toks in enumerate(sentences):
             for off, part in inference_chunks(list(toks)):
                 chunks.append((k, off, part))
-        with blas_threads(self.threads):
-            feats = self.featurizer([c[2] for c in chunks])
-            spans = self.predict_spans(feats)
+        parsed = self._parse_chunks([c[2] for c in chunks])
         parts: list[list[tuple[int, dict[tuple[int, int], str]]]] = [[] for _ in sentences]
         spunct: list[list[bool]] = [[] for _ in sentences]
-        for (k, off, _toks), sp, f in zip(chunks, spans, feats, strict=True):
+        for (k, off, _toks), (sp, chunk_punct) in zip(chunks, parsed, strict=True):
             parts[k].append((off, sp))
-            spunct[k].extend(bool(x) for x in f.punct)
+            spunct[k].extend(chunk_punct)
         out = []
         for k, toks in enumerate(sentences):
             flags = list(punct[k]) if punct is not None else spunct[k]
@@ -112,6 +122,33 @@ class UccaParser:
             p.attrib = {"parser": "gecscope-ucca", "model": self.meta.get("version", "")}
             out.append(spans_to_passage(p, parts[k], punct=flags))
         return out
+
+    def _parse_chunks(self, chunks: Sequence[list[str]]) -> list[ChunkParse]:
+        """Spans and punctuation flags of each chunk. With :attr:`per_sentence` a chunk's parse
+        is a function of its tokens (and the thread count), so each distinct chunk is parsed
+        once per parser: a chunk recurs across inputs (a system output that appends a sentence
+        to one parsed before, the same sentence in two test sets) and within one call."""
+        if not self.per_sentence:
+            return self._compute_chunks(chunks)
+        keys = [(self.threads, tuple(c)) for c in chunks]
+        todo = list(dict.fromkeys(k for k in keys if k not in self.chunks))
+        found = {k: self.chunks[k] for k in dict.fromkeys(keys) if k in self.chunks}
+        for k in found:
+            self.chunks.move_to_end(k)
+        new = dict(zip(todo, self._compute_chunks([list(k[1]) for k in todo]), strict=True))
+        self.chunks.update(new)
+        while len(self.chunks) > MAX_CACHED_CHUNKS:
+            self.chunks.popitem(last=False)
+        return [new[k] if k in new else found[k] for k in keys]
+
+    def _compute_chunks(self, chunks: Sequence[list[str]]) -> list[ChunkParse]:
+        """Featurise, score and decode ``chunks`` (no cache)."""
+        if not chunks:
+            return []
+        with blas_threads(self.threads):
+            feats = self.featurizer(list(chunks))
+            spans = self.predict_spans(feats)
+        return [(sp, tuple(bool(x) for x in f.punct)) for sp, f in zip(spans, feats, strict=True)]
 
     def parse(self, sentences: Sequence[Sequence[str]],
               ids: Sequence[str] | None = None) -> list[Passage]:
