@@ -37,9 +37,10 @@ from gecscope.meta_eval.benchmarks import load_gjg15, load_seeda
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 #: the offline metrics the default run audits (about 4 CPU-minutes for both test sets)
 FAST = ("m2", "errant", "gleu", "green", "imeasure", "cleme", "cleme2", "gotoscorer")
-#: the other offline metrics (``--all``): PT-ERRANT and PT-M2 encode every edit of a rewritten
-#: sentence with BERT (about 0.35 CPU-s per sentence of the rewriting attacks), USIM parses
-#: every new sentence with the UCCA parser (about 0.05 CPU-s each)
+#: the other offline metrics (``--all``): PT-ERRANT and PT-M2 encode with BERT each distinct
+#: text an edit makes (~99,000 texts for both test sets' audit systems, each once per process),
+#: USIM parses each distinct sentence once with the UCCA parser: ``--metrics usim,pterrant,ptm2``
+#: took 2,124 CPU-s for GJG15 and SEEDA (benchmarks/slow_metrics_attacks.py times each metric)
 SLOW = ("usim", "pterrant", "ptm2")
 #: SOME, IMPARA and Scribendi need local model directories: ``gecscope meta-eval attack
 #: --option some.model_g=DIR --option some.model_f=DIR --option some.model_m=DIR ...``
