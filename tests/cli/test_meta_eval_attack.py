@@ -215,9 +215,10 @@ def test_attack_a_metric_refuses_is_a_refused_cell(rows_333: list[str], tmp_path
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     md = tmp_path / "audit.md"
     out_json = tmp_path / "audit.json"
+    page = tmp_path / "audit.html"
     rc = main([*rows_333, "--metrics", "m2,imeasure", "--attacks",
                f"{__name__}:RewriteLongest,copy-source", "--json-out", str(out_json),
-               "--output", str(md)])
+               "--output", str(md), "--html", str(page)])
     assert rc == 0, capsys.readouterr().err
     (audit,) = json.loads(out_json.read_text(encoding="utf-8"))["audits"]
     assert audit["metrics"] == ["m2", "imeasure"] and audit["skipped_metrics"] == {}
@@ -240,6 +241,15 @@ def test_attack_a_metric_refuses_is_a_refused_cell(rows_333: list[str], tmp_path
         assert cells[metric, "attack:copy-source"] == want
     text = md.read_text(encoding="utf-8")
     assert "| rewrite-longest | " in text and "| refused[^rows-1] | refused[^rows-2] |" in text
+    html_text = page.read_text(encoding="utf-8")  # the page: the same refusal, as a note
+    assert html_text.startswith("<!DOCTYPE html>") and "rows: 2 attacks vs 4 real systems" in html_text
+    assert html_text.count('<td class="refused">refused<sup>') == 2
+    # an output pointed at an input is refused before anything runs, the input untouched
+    m2 = rows_333[rows_333.index("--m2") + 1]
+    before = Path(m2).read_bytes()
+    rc = main([*rows_333, "--metrics", "m2", "--attacks", "copy-source", "--html", m2])
+    assert rc != 0 and Path(m2).read_bytes() == before
+    assert "--html" in capsys.readouterr().err
     assert f"[^rows-1]: `imeasure` refused `rewrite-longest`: {refused['refused']}" in text
 
 

@@ -255,3 +255,81 @@ def test_a_metric_named_twice_is_scored_once(rows_333: TestSet,
     assert r.cells == refusal_audit.cells
     with pytest.raises(ConfigError, match="'M2' is m2, named before: name each metric once"):
         run_audit(rows_333, ["m2", "M2"], attacks=["copy-source"], resamples=10)
+
+
+@pytest.mark.requires_data
+def test_the_audit_as_html_has_the_markdown_figures(refusal_audit: AuditResult) -> None:
+    """``meta-eval attack --html``: the same places, flags, refusals and scores as the
+    Markdown, in a page that parses, with a download for every table."""
+    import html as html_lib
+    import json as json_lib
+    import re
+    from html.parser import HTMLParser
+
+    from gecscope.meta_eval.audit import fmt_score, score_rows
+    from gecscope.meta_eval.audit_html import render_audit_html
+
+    r = refusal_audit
+    page = render_audit_html([r])
+
+    class Cells(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rows: list[list[str]] = []
+            self.open: list[str] = []
+            self.cell: list[str] | None = None
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            self.open.append(tag)
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = []
+
+        def handle_endtag(self, tag: str) -> None:
+            assert self.open and self.open[-1] == tag, (tag, self.open[-5:])  # well nested
+            self.open.pop()
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append("".join(self.cell))
+                self.cell = None
+
+        def handle_data(self, data: str) -> None:
+            if self.cell is not None:
+                self.cell.append(data)
+
+    void = {"meta", "br", "img", "link", "input"}
+    parser = Cells()
+    parser.feed(re.sub(r"<(" + "|".join(void) + r")\b[^>]*>", "", page))
+    assert parser.open == []
+    cols = [*r.metrics, "RankEns"]
+    attacks = {row[0]: row[1:] for row in parser.rows if row and row[0] in
+               {a["name"].removeprefix("attack:") for a in r.attacks} and len(row) == 4}
+    for a in r.attacks:
+        name = a["name"].removeprefix("attack:")
+        for got, metric in zip(attacks[name], cols, strict=True):
+            c = r.cell(metric, a["name"])
+            assert c is not None
+            if c.refused:
+                assert got.startswith("refused")
+            else:
+                assert got == cell_text(c).replace("**", "")
+    # the refusals' reasons, each once, as notes the refused cells link to
+    reason = r.cell("imeasure", "attack:rewrite-longest").refused
+    assert page.count(html_lib.escape(reason, quote=True)) == 1
+    assert "member imeasure refused this attack" in page
+    assert len(re.findall(r'<td class="refused">refused<sup><a href="#', page)) == 2
+    # the scores table: every value as the Markdown prints it
+    scores = {row[0]: row[1:] for row in parser.rows if len(row) == 1 + len(r.metrics)}
+    for name, vals in score_rows(r):
+        assert scores[name] == [fmt_score(v) for v in vals]
+    # every table downloads: two per test set, their CSV the cells shown
+    blob = re.search(r'<script id="gecscope-exports" type="application/json">(.*?)</script>',
+                     page, re.DOTALL)
+    assert blob is not None
+    tables = json_lib.loads(blob.group(1))
+    assert sorted(tables) == ["attacks-gjg15-330-336", "scores-gjg15-330-336"]
+    m2 = r.cell("m2", "attack:rewrite-longest")
+    assert m2 is not None
+    assert (f"rewrite-longest,{cell_text(m2).replace('**', '')},refused,refused\r\n"
+            in tables["attacks-gjg15-330-336"]["csv"])
+    assert "Content-Security-Policy" in page and "unsafe-inline'; script-src 'sha256-" in page

@@ -235,6 +235,9 @@ def _add_attack_parser(msub: Any) -> None:
                    help="what is printed (or written to --output): Markdown tables (default) "
                         "or the JSON of every figure")
     a.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
+    a.add_argument("--html", metavar="FILE",
+                   help="also write the audit as a self-contained HTML page (tables with CSV "
+                        "and LaTeX downloads, refusals as notes) to FILE")
     add_output_argument(a, "file to write (default: standard output)")
     a.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     add_jobs_argument(a, "scoring the systems")
@@ -334,6 +337,10 @@ def run_attack(args: argparse.Namespace) -> int:
     payload = {"audits": [r.as_dict() for r in results]}
     if args.json_out:
         atomic_write(args.json_out, [dump_json(payload)])
+    if args.html:
+        from gecscope.meta_eval.audit_html import write_audit_html
+
+        write_audit_html(args.html, results)
     text = dump_json(payload) if args.format == "json" else render_markdown(results)
     if args.output in (None, "-"):
         print(text)

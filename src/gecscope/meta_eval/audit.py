@@ -497,7 +497,7 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
                       if r.ensemble_members else "")), "",
                   "| Attack | " + " | ".join(cols) + " |",
                   "|---|" + "---|" * len(cols)]
-        notes = _footnotes(r)
+        notes = footnotes(r)
         for a in attacks:
             cells = [r.cell(m, a) for m in cols]
             lines.append(f"| {a.removeprefix('attack:')} | "
@@ -513,21 +513,11 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
         lines += ["", f"### {r.test_set}: scores", "",
                   "| System | " + " | ".join(r.metrics) + " |",
                   "|---|" + "---|" * len(r.metrics)]
-        best = {m: _top(r.real, r.scores[m]) for m in r.metrics}
-        rows: list[tuple[str, list[float | None]]] = [
-            ("best real (" + ", ".join(sorted(set(best.values()))) + ")",
-             [r.scores[m][best[m]] for m in r.metrics])]
-        if r.human_best:
-            rows.append((f"human-preferred ({r.human_best})",
-                         [r.scores[m][r.human_best] for m in r.metrics]))
-        rows.append((f"source ({r.source})", [r.scores[m][r.source] for m in r.metrics]))
-        rows += [(a.removeprefix("attack:"), [r.scores[m].get(a) for m in r.metrics])
-                 for a in attacks]
-        for name, vals in rows:
-            lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in vals) + " |")
+        for name, vals in score_rows(r):
+            lines.append(f"| {name} | " + " | ".join(fmt_score(v) for v in vals) + " |")
         lines += ["", f"### {r.test_set}: attacks", ""]
         lines += [f"- `{a['name'].removeprefix('attack:')}`: {a['description']}"
-                  + (f" ({_notes(a['notes'])})" if _notes(a["notes"]) else "")
+                  + (f" ({attack_notes(a['notes'])})" if attack_notes(a["notes"]) else "")
                   for a in r.attacks]
         if r.skipped_attacks:
             lines += [f"- skipped `{k}`: {v}" for k, v in r.skipped_attacks.items()]
@@ -538,7 +528,24 @@ def render_markdown(results: Sequence[AuditResult]) -> str:
     return "\n".join(lines)
 
 
-def _footnotes(r: AuditResult) -> dict[tuple[str, str], tuple[str, list[str]]]:
+def score_rows(r: AuditResult) -> list[tuple[str, list[float | None]]]:
+    """The scores table of an audit: the best real system of each metric, the
+    human-preferred system, the source and each attack (``None``: the metric refused it),
+    one value per metric of ``r.metrics``."""
+    best = {m: _top(r.real, r.scores[m]) for m in r.metrics}
+    rows: list[tuple[str, list[float | None]]] = [
+        ("best real (" + ", ".join(sorted(set(best.values()))) + ")",
+         [r.scores[m][best[m]] for m in r.metrics])]
+    if r.human_best:
+        rows.append((f"human-preferred ({r.human_best})",
+                     [r.scores[m][r.human_best] for m in r.metrics]))
+    rows.append((f"source ({r.source})", [r.scores[m][r.source] for m in r.metrics]))
+    rows += [(a["name"].removeprefix("attack:"), [r.scores[m].get(a["name"]) for m in r.metrics])
+             for a in r.attacks]
+    return rows
+
+
+def footnotes(r: AuditResult) -> dict[tuple[str, str], tuple[str, list[str]]]:
     """Per (metric, reason) of the refused cells: its footnote mark (``[^<test set>-k]``,
     unique in a page of several test sets) and the attacks refused for it."""
     import re
@@ -559,14 +566,14 @@ def _top(systems: Sequence[str], scores: Mapping[str, float]) -> str:
     return max(systems, key=lambda s: scores[s])
 
 
-def _notes(notes: Mapping[str, Any]) -> str:
+def attack_notes(notes: Mapping[str, Any]) -> str:
     keep = {k: v for k, v in notes.items() if k in ("kept_types", "best_system", "file")}
     if "kept_types" in keep:
         keep["kept_types"] = ", ".join(keep["kept_types"]) or "none"
     return "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in keep.items())
 
 
-def _fmt(v: float | None) -> str:
+def fmt_score(v: float | None) -> str:
     """A score to 4 decimals; ``refused`` for an attack the metric refused (no score)."""
     if v is None:
         return "refused"

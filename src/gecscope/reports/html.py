@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric, SystemResult
 
 __all__ = ["COLOURS", "DISENTANGLED", "Page", "Section", "costs_section", "disentangled_chart",
-           "interval_chart", "render_costs_page", "render_html", "script_hash",
+           "interval_chart", "render_costs_page", "render_html", "render_page", "script_hash",
            "significance_matrix", "system_order", "write_costs_html", "write_html_report",
            "write_report_html"]
 
@@ -660,6 +660,13 @@ def _document(page: Page, sections: Sequence[Section], title: str, meta: str,
             f"<header><h1>{_e(title)}</h1><p class=\"meta\">{meta}</p>{warnings}{nav}</header>"
             + "".join(s.html() for s in sections) + exports + f"<script>{JS}</script>"
             + "</body></html>\n")
+
+
+def render_page(page: Page, sections: Sequence[Section], title: str, meta: str) -> str:
+    """A self-contained page of ``sections`` (their downloads registered in ``page.exports``),
+    with the report's style, script and Content-Security-Policy: for pages other than an
+    evaluation report (``meta-eval attack --html``). ``meta`` is HTML."""
+    return _document(page, sections, title, meta)
 
 
 def render_html(report: Report, *, title: str = "gecscope evaluation report") -> str:
