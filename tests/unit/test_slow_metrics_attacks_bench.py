@@ -18,8 +18,11 @@ from gecscope.errors import FormatError
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
-
-import slow_metrics_attacks as bench
+try:
+    import slow_metrics_attacks as bench
+finally:  # the benchmarks' folder (put first by the script too) off the path of later tests
+    while str(BENCH) in sys.path:
+        sys.path.remove(str(BENCH))
 
 
 @pytest.fixture(scope="module")
