@@ -113,7 +113,9 @@ def main() -> int:
     print()
     for r in results:
         secs = ", ".join(f"{k} {v:.0f}" for k, v in r.seconds.items())
-        print(f"- {r.test_set}: {clocks[r.test_set]} (wall seconds per step: {secs})")
+        cpus = ", ".join(f"{k} {v:.0f}" for k, v in r.cpu_seconds.items())
+        print(f"- {r.test_set}: {clocks[r.test_set]} (CPU seconds per step: {cpus}; wall: "
+              f"{secs})")
     print(f"- total: {total}")
     if args.json:
         args.json.write_text(json.dumps({"audits": [r.as_dict() for r in results],

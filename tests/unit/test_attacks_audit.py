@@ -206,6 +206,9 @@ def test_a_refused_attack_is_a_refused_cell_not_a_skipped_metric(
     assert js["refused"] == cell.refused and js["score"] is None and js["rank"] is None
     assert d["refused"]["RankEns"] == {"attack:rewrite-longest": ens.refused}
     assert all(c["refused"] is None for c in d["cells"] if c["attack"] != "attack:rewrite-longest")
+    # every step timed twice, wall and CPU (the figure for a shared machine), in JSON too
+    assert set(r.seconds) == set(r.cpu_seconds) == {"attacks", "m2", "imeasure", "RankEns"}
+    assert all(v >= 0 for v in r.cpu_seconds.values()) and d["cpu_seconds"] == r.cpu_seconds
     text = render_markdown([r])
     row = next(ln for ln in text.splitlines() if ln.startswith("| rewrite-longest |"))
     assert row == (f"| rewrite-longest | {cell_text(m2)} | refused[^gjg15-330-336-1] | "

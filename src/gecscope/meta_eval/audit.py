@@ -174,6 +174,9 @@ class AuditResult:
     refused: dict[str, dict[str, str]] = field(default_factory=dict)
     """``{metric: {attack: reason}}``: the cells refused (the metric's own refusals, and the
     rank ensemble's of the attacks one of its members refused)."""
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+    """CPU seconds per step (``seconds``: wall), this process and its worker processes: the
+    figure to compare on a shared machine."""
 
     def cell(self, metric: str, attack: str) -> AttackCell | None:
         for c in self.cells:
@@ -189,7 +192,8 @@ class AuditResult:
                 "skipped_metrics": self.skipped_metrics, "scores": self.scores,
                 "cells": [c.as_dict() for c in self.cells],
                 "ensemble_members": self.ensemble_members, "refused": self.refused,
-                "settings": self.settings, "seconds": self.seconds}
+                "settings": self.settings, "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds}
 
 
 def run_audit(test: TestSet, metrics: Sequence[str], *,
@@ -220,7 +224,7 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
     if chosen is None:
         raise ConfigError(f"{test.name} has no human ranking: name the best real system the "
                           "attacks start from (--best)")
-    t0 = time.perf_counter()
+    t0 = _clock()
     ctx = AttackContext(tuple(test.source.tokens), test.data.m2, test.real, chosen, test.data,
                         seed)
     if progress:
@@ -240,7 +244,9 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
         raise ConfigError(f"attack names clash with systems: {', '.join(sorted(clash))}")
     hyps = admit_systems(test.data, [*test.real.values(), test.source],
                          [o.hypothesis for o in outputs])
-    seconds = {"attacks": time.perf_counter() - t0}
+    seconds: dict[str, float] = {}
+    cpu: dict[str, float] = {}
+    seconds["attacks"], cpu["attacks"] = _since(t0)
     factory = make_metric or (lambda name: get_metric(name)())
     ran: list[str] = []
     skipped: dict[str, str] = {}
@@ -251,12 +257,12 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
     edits_attached = False
     base = len(test.real) + 1  # the real systems and the source come first in hyps
     for spec in dict.fromkeys(metrics):  # a metric named twice is scored once
-        start = time.perf_counter()
+        start = _clock()
         try:
             metric = factory(spec)
         except GecscopeError as exc:  # unknown, or cannot be made here: reported, not fatal
             skipped[spec] = _reason(exc)
-            seconds[spec] = time.perf_counter() - start
+            seconds[spec], cpu[spec] = _since(start)
             continue
         label = getattr(metric, "name", "") or spec
         if label in ran:  # e.g. "m2" and "M2": the ensemble would weigh it twice
@@ -276,7 +282,7 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
             skipped[spec] = _reason(exc)
             continue
         finally:
-            seconds[spec] = time.perf_counter() - start
+            seconds[spec], cpu[spec] = _since(start)
         by_name = {r.system: r for r in results}
         scores[label] = {s: float(r.score.value) for s, r in by_name.items()}
         if refusals:
@@ -288,27 +294,27 @@ def run_audit(test: TestSet, metrics: Sequence[str], *,
         tests[label] = paired
         cells += _metric_cells(label, paired, by_name, test, names, alpha, refusals)
         ran.append(label)
-        seconds[spec] = time.perf_counter() - start
+        seconds[spec], cpu[spec] = _since(start)
     members = list(dict.fromkeys(ran if ensemble is None else ensemble))
     unknown = [m for m in members if m not in tests]
     if unknown:
         raise ConfigError(f"ensemble member(s) {', '.join(unknown)} did not run (metrics that "
                           f"ran: {', '.join(ran) or 'none'})")
     if members:
-        start = time.perf_counter()
+        start = _clock()
         if progress:
             progress(f"{test.name}: rank ensemble of {len(members)} metrics")
         ens_cells = _ensemble_cells(members, tests, scores, test, names, alpha, refused)
         cells += ens_cells
         if any(c.refused for c in ens_cells):
             refused[ENSEMBLE] = {c.attack: c.refused for c in ens_cells if c.refused}
-        seconds[ENSEMBLE] = time.perf_counter() - start
+        seconds[ENSEMBLE], cpu[ENSEMBLE] = _since(start)
     return AuditResult(
         test.name, list(test.real), test.source.name, chosen, test.human_best,
         test.human_ranking, [{**o.as_dict(), **_attack_info(o)} for o in outputs],
         skipped_attacks, ran, skipped, scores, cells, members,
         {"resamples": resamples, "seed": seed, "alpha": alpha, "test": "paired bootstrap",
-         "sentences": len(test.source)}, seconds, refused)
+         "sentences": len(test.source)}, seconds, refused, cpu)
 
 
 ATTACK_GATE_ALLOW = frozenset({"misplaced-lines", "other-test-set", "uncertain-alignment"})
@@ -329,6 +335,20 @@ def admit_systems(data: EvalData, real: Sequence[Hypothesis], attacks: Sequence[
     second = admit(data, list(attacks), GateOptions(hyp_level="sentence",
                                                     allow=ATTACK_GATE_ALLOW))
     return [*first.hypotheses, *second.hypotheses]
+
+
+def _clock() -> tuple[float, float]:
+    """Wall and CPU seconds now; the CPU of this process and of its finished children (the
+    worker processes of ``jobs > 1``, joined at the end of each scoring)."""
+    import os
+
+    t = os.times()
+    return time.perf_counter(), t.user + t.system + t.children_user + t.children_system
+
+
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    wall, cpu = _clock()
+    return wall - start[0], cpu - start[1]
 
 
 def score_systems(metric: Metric, data: EvalData, hyps: Sequence[Hypothesis], base: int, *,
