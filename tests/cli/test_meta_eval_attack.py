@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attack_examples import REWRITE
 
 from gecscope.cli.main import main
 from gecscope.meta_eval.attacks import Attack, AttackContext, AttackOutput
@@ -168,23 +169,6 @@ def test_attack_folder_with_damaged_system_exits_65(shared_data: Path, tmp_path:
     assert "INPUT:1: line 1 differs from the M2's source sentence" in capsys.readouterr().err
 
 
-class RewriteLongest(Attack):
-    """A user's attack (``--attacks module:Class``): the best system's output with its longest
-    sentence replaced whole by the next sentence's reference; the I-measure refuses that
-    rewrite of CoNLL-2014's sentence 333 (its candidate references cannot be enumerated)."""
-
-    name = "rewrite-longest"
-    description = "the best system's output, its longest sentence replaced by another's reference"
-    needs_references = True
-
-    def build(self, ctx: AttackContext) -> AttackOutput:
-        refs = ctx.require_references(self.name)
-        out = [list(t) for t in ctx.systems[ctx.best].tokens]
-        i = max(range(len(out)), key=lambda k: len(ctx.sources[k]))
-        out[i] = list(refs[(i + 1) % len(out)].reference(0))
-        return self.output(ctx, out)
-
-
 @pytest.fixture(scope="module")
 def rows_333(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """A folder test set of real data, cheap for the I-measure: CoNLL-2014 rows 330-335 (333
@@ -217,7 +201,7 @@ def test_attack_a_metric_refuses_is_a_refused_cell(rows_333: list[str], tmp_path
     out_json = tmp_path / "audit.json"
     page = tmp_path / "audit.html"
     rc = main([*rows_333, "--metrics", "m2,imeasure", "--attacks",
-               f"{__name__}:RewriteLongest,copy-source", "--json-out", str(out_json),
+               f"{REWRITE},copy-source", "--json-out", str(out_json),
                "--output", str(md), "--html", str(page)])
     assert rc == 0, capsys.readouterr().err
     (audit,) = json.loads(out_json.read_text(encoding="utf-8"))["audits"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from attack_examples import REWRITE, RewriteLongest
 
 from gecscope.data import Hypothesis
 from gecscope.errors import ConfigError
-from gecscope.meta_eval.attacks import Attack, AttackContext, AttackOutput
+from gecscope.meta_eval.attacks import AttackContext
 from gecscope.meta_eval.audit import AuditResult, TestSet, cell_text, render_markdown, run_audit
 from gecscope.meta_eval.ensemble import negative_ranks, rank_ensemble
 
@@ -132,24 +133,6 @@ def test_ensemble_row_against_gjg15_human_ranking(shared_data: Path) -> None:
 
 # ------------------------------------------- a metric that refuses one attack (issue #45)
 
-class RewriteLongest(Attack):
-    """A user's attack (``module:Class``): the best system's output with the longest
-    sentence replaced whole by the next sentence's reference. On CoNLL-2014's sentence 333
-    the I-measure refuses such a rewrite (its candidate references cannot be enumerated)."""
-
-    name = "rewrite-longest"
-    description = "the best system's output, its longest sentence replaced by another's reference"
-    needs_references = True
-
-    def build(self, ctx: AttackContext) -> AttackOutput:
-        refs = ctx.require_references(self.name)
-        out = [list(t) for t in ctx.systems[ctx.best].tokens]
-        i = max(range(len(out)), key=lambda k: len(ctx.sources[k]))
-        out[i] = list(refs[(i + 1) % len(out)].reference(0))
-        return self.output(ctx, out, notes={"row": i})
-
-
-REWRITE = f"{__name__}:RewriteLongest"
 REFUSAL = "candidate references and cannot be split into independent regions"
 
 
