@@ -323,7 +323,7 @@ def _kernel_shared(S: Any, H: Any, flat: Any, offs: Any, order: Any, counts: Any
 @jit
 def _pairwise_table(A: Any, B: Any) -> Any:
     """The pairwise cost table (gap 2, mismatch 3) of ``A`` against ``B``, row-major with
-    ``len(B) + 1`` columns: what :func:`_pairwise_kernel` and :func:`_sync_kernel` backtrace."""
+    ``len(B) + 1`` columns: what :func:`_pairwise_kernel` backtraces."""
     n = len(A)
     m = len(B)
     W = m + 1
@@ -343,14 +343,18 @@ def _pairwise_table(A: Any, B: Any) -> Any:
 
 
 @jit
-def _pairwise_kernel(A: Any, B: Any) -> Any:
+def _pairwise_kernel(A: Any, B: Any, out: Any) -> Any:
     """Pairwise table (gap 2, mismatch 3) and the backtrace of
     :func:`gecscope.metrics.imeasure.align.pairwise_backtrace` (diagonal, then a gap in ``B``,
-    then a gap in ``A``); returns ``(matched columns, all columns, optimal cost)``."""
+    then a gap in ``A``): ``out[i]`` := the index of the token of ``B`` it pairs with ``A[i]``
+    when the two are equal, else -1; returns ``(matched columns, all columns, optimal
+    cost)``."""
     n = len(A)
     m = len(B)
     W = m + 1
     T = _pairwise_table(A, B)
+    for i in range(n):
+        out[i] = -1
     i = n
     j = m
     cols = 0
@@ -361,6 +365,7 @@ def _pairwise_kernel(A: Any, B: Any) -> Any:
         if i > 0 and j > 0 and cur == T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3):
             if A[i - 1] == B[j - 1]:
                 same += 1
+                out[i - 1] = j - 1
             i -= 1
             j -= 1
         elif i > 0 and cur == T[(i - 1) * W + j] + 2:
@@ -368,6 +373,14 @@ def _pairwise_kernel(A: Any, B: Any) -> Any:
         else:
             j -= 1
     return same, cols, T[n * W + m]
+
+
+def _encoded(a: Sequence[str], b: Sequence[str]) -> tuple[Any, Any]:
+    """``a`` and ``b`` as integer arrays over one vocabulary (for the compiled kernels)."""
+    vocab: dict[str, int] = {}
+    A = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
+    B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
+    return A, B
 
 
 def pairwise_counts(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int]:
@@ -379,36 +392,9 @@ def pairwise_counts(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int]:
         x, y = pairwise_backtrace(tab, a, b)
         tn = sum(1 for p, q in zip(x, y, strict=True) if p == q)
         return tn, len(x) - tn, tab[-1][-1]
-    vocab: dict[str, int] = {}
-    A = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
-    B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
-    same, cols, cost = _pairwise_kernel(A, B)
+    A, B = _encoded(a, b)
+    same, cols, cost = _pairwise_kernel(A, B, np.empty(len(A), dtype=np.int64))
     return int(same), int(cols - same), int(cost)
-
-
-@jit
-def _sync_kernel(A: Any, B: Any, out: Any) -> None:
-    """``out[i]`` := the index of the token of ``B`` that the backtrace of
-    :func:`_pairwise_kernel` pairs with ``A[i]`` when the two are equal, else -1."""
-    n = len(A)
-    m = len(B)
-    W = m + 1
-    T = _pairwise_table(A, B)
-    for i in range(n):
-        out[i] = -1
-    i = n
-    j = m
-    while i > 0 or j > 0:
-        cur = T[i * W + j]
-        if i > 0 and j > 0 and cur == T[(i - 1) * W + j - 1] + (0 if A[i - 1] == B[j - 1] else 3):
-            if A[i - 1] == B[j - 1]:
-                out[i - 1] = j - 1
-            i -= 1
-            j -= 1
-        elif i > 0 and cur == T[(i - 1) * W + j] + 2:
-            i -= 1
-        else:
-            j -= 1
 
 
 def pairwise_sync(a: Sequence[str], b: Sequence[str]) -> list[int | None]:
@@ -430,9 +416,7 @@ def pairwise_sync(a: Sequence[str], b: Sequence[str]) -> list[int | None]:
             else:
                 j += 1
         return out
-    vocab: dict[str, int] = {}
-    A = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
-    B = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
+    A, B = _encoded(a, b)
     res = np.empty(len(a), dtype=np.int64)
-    _sync_kernel(A, B, res)
+    _pairwise_kernel(A, B, res)
     return [None if v < 0 else v for v in res.tolist()]
