@@ -161,6 +161,21 @@ def test_a_model_changed_at_the_same_path_is_not_served_from_the_cache(tmp_path:
     assert after != before
 
 
+def ptm2_figures(data: EvalData, name: str, lines: list[list[str]],
+                 scorer: BERTScorer | None) -> list[object]:
+    """PT-M2's statistics and fields of one system at both levels on ``data``, with
+    ``scorer`` as the BERTScorer PT-M2 looks up there (``None``: its own)."""
+    if scorer is not None:
+        batch = PTM2Metric.Config().batch_size  # the key PTM2Metric.scorer looks up
+        data.slot(SCORERS, dict)[("", None, "cpu", "auto", batch)] = scorer
+    out: list[object] = []
+    for level in ("sentence", "corpus"):
+        metric = PTM2Metric(level=level)
+        stats = metric.sentence_stats(data, Hypothesis(name, lines))
+        out += [stats, metric.aggregate(stats).fields]
+    return out
+
+
 def test_ptm2_with_shared_caches_equals_uncached(conll14: Path) -> None:
     """PT-M2 of two CoNLL-2014 systems on a sample, one after the other on one EvalData (the
     second system reuses the first one's references and pairs), against the same scored with
@@ -173,18 +188,11 @@ def test_ptm2_with_shared_caches_equals_uncached(conll14: Path) -> None:
         lines = (conll14 / "submissions" / name).read_text(encoding="utf-8").splitlines()
         hyps[name] = [lines[i].split() for i in idx]
 
-    batch = PTM2Metric.Config().batch_size  # the key PTM2Metric.scorer looks up
-
     def run(scorer: BERTScorer | None) -> list[object]:
-        data = EvalData.from_m2(sample)
-        if scorer is not None:
-            data.slot(SCORERS, dict)[("", None, "cpu", "auto", batch)] = scorer
+        data = EvalData.from_m2(sample)  # both systems on one: the second reuses the first's
         out: list[object] = []
         for name, lines in hyps.items():
-            for level in ("sentence", "corpus"):
-                metric = PTM2Metric(level=level)
-                stats = metric.sentence_stats(data, Hypothesis(name, lines))
-                out += [stats, metric.aggregate(stats).fields]
+            out += ptm2_figures(data, name, lines, scorer)
         return out
 
     tiny = BERTScorer(max_cached_pairs=1, max_cached_bytes=1)
@@ -280,19 +288,14 @@ def test_pt_scores_with_the_direct_forward_equal_the_models_forward(conll14: Pat
             "other-reference": [list(s.reference(1)) for s in sample]}
     scorer = BERTScorer()
     enc = scorer.encoder
-    batch = PTM2Metric.Config().batch_size
 
     def run(direct: bool) -> list[object]:
         scorer.clear()
         enc._direct = direct
-        data = EvalData.from_m2(sample)
-        data.slot(SCORERS, dict)[("", None, "cpu", "auto", batch)] = scorer
+        data = EvalData.from_m2(sample)  # one for both systems, as the audit shares it
         out: list[object] = []
         for name, lines in hyps.items():
-            for level in ("sentence", "corpus"):
-                metric = PTM2Metric(level=level)
-                stats = metric.sentence_stats(data, Hypothesis(name, lines))
-                out += [stats, metric.aggregate(stats).fields]
+            out += ptm2_figures(data, name, lines, scorer)
             pairs = [(" ".join(h), " ".join(s.reference(k))) for h, s in zip(lines, sample,
                                                                              strict=True)
                      for k in (0, 1)]
