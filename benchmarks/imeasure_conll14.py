@@ -81,9 +81,10 @@ def load_revision(rev: str) -> ModuleType:
 
 def sentence_fields(stats: Any) -> list[tuple[Any, ...]]:
     """Everything of a system's sentence statistics, as plain values (comparable across two
-    copies of the package): per sentence every outcome's counts, witness and pieces, and the
-    chosen outcome."""
-    return [(tuple((o.counts.as_tuple(), o.witness, o.pieces) for o in st.options), st.best)
+    copies of the package): per sentence every outcome's counts, witness and reference, and
+    the chosen outcome. (The reference, not its pieces: how a reference is cut into regions
+    depends on the proposed cuts, e.g. on ``window``, while the reference does not.)"""
+    return [(tuple((o.counts.as_tuple(), o.witness, o.reference) for o in st.options), st.best)
             for st in stats]
 
 
@@ -142,7 +143,8 @@ def main() -> None:
                     help="I = 0 on a tie with the baseline (default: ieval's floor(WAcc))")
     ap.add_argument("--baseline", default="separate", choices=["separate", "recount"])
     ap.add_argument("--retokenize", default=None, choices=[None, "treebank"])
-    ap.add_argument("--window", type=int, default=2)
+    ap.add_argument("--window", type=int, default=None,
+                    help="cut proposal window (speed only); default: each revision's own")
     ap.add_argument("--all-annotators", action="store_true")
     ap.add_argument("--systems", nargs="*", default=None)
     ap.add_argument("--optimise", default="sent", choices=["sent", "corpus"])
@@ -158,8 +160,9 @@ def main() -> None:
     gold = m2_to_gold(read_m2(data / "official-2014.combined.m2"), retokenize=args.retokenize,
                       all_annotators=args.all_annotators)
     t_conv = time.perf_counter() - t0
-    metric = IMeasureMetric(fix_tie_i=args.fix_tie_i, window=args.window, optimise=args.optimise,
-                            baseline=args.baseline)
+    window = {} if args.window is None else {"window": args.window}
+    metric = IMeasureMetric(fix_tie_i=args.fix_tie_i, optimise=args.optimise,
+                            baseline=args.baseline, **window)
     caches: list[dict] = [{} for _ in range(len(gold))]
     print(f"{'system':8} {'c_I':>7} {'published':>9} {'diff':>6} {'c_WAcc':>7} {'c_WAcc_b':>8} "
           f"{'c_P':>6} {'c_R':>6} {'c_F':>6} {'sec':>6}")
@@ -179,12 +182,13 @@ def main() -> None:
     print(f"conversion {t_conv:.2f}s; 13 systems x {len(gold)} sentences scored in {total:.1f}s "
           f"wall, {cpu:.1f}s CPU")
     if args.before:
-        opts = {"fix_tie_i": args.fix_tie_i, "window": args.window, "optimise": args.optimise,
-                "baseline": args.baseline}
+        opts = {"fix_tie_i": args.fix_tie_i, "optimise": args.optimise,
+                "baseline": args.baseline, **window}
         if not before_after(gold, data, args.before, opts):
             raise SystemExit(1)
     if args.verify:
-        verify(gold, data, args.verify, args.max_candidates, args.window, args.baseline)
+        verify(gold, data, args.verify, args.max_candidates, metric.config.window,
+               args.baseline)
 
 
 def verify(gold: object, data: Path, n: int, max_candidates: int, window: int,

@@ -67,3 +67,19 @@ def test_compiled_references_sharing_prefixes_equal_pure_python() -> None:
         expected = [(count_columns(threeway_dp(s, h, r)), threeway_table(s, h, r)[-1][-1][-1])
                     for r in refs]
         assert threeway_counts_costs(s, h, refs, engine="numba") == expected
+
+
+def test_source_as_reference_counts_equal_the_python_alignment() -> None:
+    # A hypothesis against the source as its reference (the outcome whose pieces are all the
+    # source's, and sentences without errors): the compiled pairwise counts equal counting
+    # the tool's alignment column by column, on random pairs (empty sides and equal sides
+    # among them).
+    from gecscope.metrics.imeasure.align import align
+    from gecscope.metrics.imeasure.batch import source_reference_counts
+
+    rng = random.Random(12)
+    for _ in range(400):
+        s = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        h = list(s) if rng.random() < 0.1 else \
+            [rng.choice("abcde") for _ in range(rng.randint(0, 9))]
+        assert source_reference_counts(s, h) == count_columns(align(s, h, s)), (s, h)

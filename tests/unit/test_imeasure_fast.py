@@ -163,6 +163,46 @@ def test_conll14_decided_certificate_equals_exact(conll14: Path, gold,  # type: 
             assert _outcomes(fast[name][k]) == _outcomes(slow), (name, i)
 
 
+@pytest.mark.slow
+def test_conll14_one_token_windows_give_the_two_token_windows_outcomes(
+        conll14: Path, gold) -> None:  # type: ignore[no-untyped-def]
+    # The default window became 1 (more proposed cuts, each certified): on the sentences that
+    # a 2-token window left in one large region (id 950: 8,192 candidates; 1275; 13) and the
+    # longest ones (333-335), for three systems sharing each sentence's cache, every
+    # outcome's counts and witness (and references), and the metric's choice, equal those of
+    # 2-token windows; the regions (how a reference is cut into pieces) may differ. And
+    # window 1 does cut sentence 950.
+    from gecscope.formats.plain import read_tokens
+    from gecscope.metrics.imeasure import IMeasureMetric
+
+    ids = {"13", "333", "334", "335", "950", "1275"}
+    rows = [i for i, sent in enumerate(gold.sentences) if str(sent.id) in ids]
+    assert len(rows) == len(ids)
+    one, two = IMeasureMetric(window=1), IMeasureMetric()
+    assert one.config == two.config  # 1 is the default
+    two = IMeasureMetric(window=2)
+
+    def outcomes(opts: Any) -> Any:
+        # every outcome's counts and witness; the references (the witness applied, 28,000
+        # long ones per system for sentence 333) of the first 50 and the last
+        return ([(o.counts, o.witness) for o in opts],
+                [opts[k].reference for k in (*range(min(50, len(opts))), -1)])
+
+    caches: dict[tuple[int, int], list[dict[Any, Any]]] = {}  # shared by the systems
+    for name in ("AMU", "CAMB", "POST"):
+        hyps = read_tokens(conll14 / "submissions" / name, expected=len(gold))
+        for i in rows:
+            sub = gold.subset(i, i + 1)
+            a, = one.sentence_stats_gold(sub, [hyps[i]], caches.setdefault((1, i), [{}]))
+            b, = two.sentence_stats_gold(sub, [hyps[i]], caches.setdefault((2, i), [{}]))
+            assert (outcomes(a.options), a.best, a.reference) == \
+                (outcomes(b.options), b.best, b.reference), (name, gold.sentences[i].id)
+    i950 = next(i for i in rows if str(gold.sentences[i].id) == "950")
+    regions = search.certified_regions(gold.sentences[i950], hyps[i950], 1, cache={})
+    assert regions is not None and len(regions) > 1
+    assert len(search.certified_regions(gold.sentences[i950], hyps[i950], 2, cache={})) == 1
+
+
 # -- outcomes as arrays --------------------------------------------------------------------
 
 

@@ -97,6 +97,55 @@ def test_cuts_need_locally_unique_untouched_shared_tokens() -> None:
     assert find_cuts(src, hyp, touched, 2) == []
 
 
+def test_cuts_equal_counting_each_window_s_neighbourhood() -> None:
+    # find_cuts counts a token's occurrences around a window by bisecting its positions; the
+    # definition counts the neighbourhood's tokens. Random sentences over small vocabularies
+    # (many repeats), random touched tokens and banned words, both windows and three radii.
+    from collections import Counter
+
+    from gecscope.metrics.imeasure.batch import pairwise_sync
+
+    def by_definition(src: list[str], hyp: list[str], touched: list[bool], window: int,
+                      banned: frozenset[str], radius: int) -> list[tuple[int, int]]:
+        sync = pairwise_sync(src, hyp) if src != hyp else list(range(len(src)))
+        left = (window + 1) // 2
+        right = window - left
+        out = []
+        for x in range(left, len(src) - right + 1):
+            y0 = sync[x - left]
+            span = range(x - left, x + right)
+            if y0 is None or any(touched[i] or sync[i] != y0 + i - (x - left)
+                                 or src[i] in banned for i in span):
+                continue
+            near_s = Counter(src[max(0, x - left - radius):x + right + radius])
+            yc = y0 + left
+            near_h = Counter(hyp[max(0, yc - left - radius):yc + right + radius])
+            if all(near_s[src[i]] == 1 and near_h[src[i]] == 1 for i in span):
+                out.append((x, yc))
+        return out
+
+    rng = random.Random(21)
+    found = 0
+    for _ in range(600):
+        vocab = "abcdefghij"[: rng.randint(3, 10)]
+        src = [rng.choice(vocab) for _ in range(rng.randint(0, 30))]
+        hyp = list(src)
+        for _ in range(rng.randint(0, 4)):
+            k = rng.randint(0, len(hyp))
+            if rng.random() < 0.5 and k < len(hyp):
+                del hyp[k]
+            else:
+                hyp.insert(k, rng.choice(vocab + "xyz"))
+        touched = [rng.random() < 0.2 for _ in src]
+        banned = frozenset(rng.sample(vocab, rng.randint(0, 2)))
+        for window in (1, 2):
+            for radius in (1, 3, 8):
+                want = by_definition(src, hyp, touched, window, banned, radius)
+                assert find_cuts(src, hyp, touched, window, banned, radius) == want
+                found += len(want)
+    assert found > 1000  # the cases propose cuts, not only none
+
+
 def test_a_region_emptied_by_its_corrections() -> None:
     # Found by the random search with one-token windows: the last region ("h", "t") is deleted
     # by a correction. The tool skips a correction only when it would empty the whole

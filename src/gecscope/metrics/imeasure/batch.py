@@ -397,6 +397,21 @@ def pairwise_counts(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, int]:
     return int(same), int(cols - same), int(cost)
 
 
+def source_reference_counts(s: Sequence[str], h: Sequence[str]) -> IMeasureCounts:
+    """``count_columns(align(s, h, s))``: the counts of a hypothesis against the source as
+    its reference, which the tool aligns pairwise (source with hypothesis). Every column has
+    its source equal to its reference, so it is a TN where the hypothesis agrees and an FP
+    where not, and a TN of the baseline; the pairwise kernel's matched and total columns are
+    all that is needed. Tokens are never empty (the columns' gap), as in every split text."""
+    if not HAVE_NUMBA or not s or not h:
+        from gecscope.metrics.imeasure.align import align
+
+        return count_columns(align(s, h, s))
+    A, B = _encoded(s, h)
+    same, cols, _ = _pairwise_kernel(A, B, np.empty(len(A), dtype=np.int64))
+    return IMeasureCounts(tn=int(same), fp_d=int(cols - same), tn_b=int(cols))
+
+
 def pairwise_sync(a: Sequence[str], b: Sequence[str]) -> list[int | None]:
     """For each token of ``a``, the index of the equal token of ``b`` that the tool's pairwise
     alignment (:func:`gecscope.metrics.imeasure.align.pairwise_backtrace`) pairs with it, or

@@ -48,6 +48,7 @@ from gecscope.metrics.imeasure.outcomes import Outcomes, counts_of
 from gecscope.metrics.imeasure.search import (
     Option,
     Witness,
+    certified_regions,
     decomposed_outcomes,
     exhaustive_options,
     n_candidates_upper,
@@ -111,6 +112,15 @@ def _unpickle_sentence(best: int, counts: bytes, witnesses: tuple[Witness, ...],
     options = tuple(Option(IMeasureCounts(*flat[k * cells:(k + 1) * cells]), w, p)
                     for k, (w, p) in enumerate(zip(witnesses, pieces, strict=True)))
     return IMeasureSentence(options, best)
+
+
+def _too_large(sentence: GoldSentence, n: int) -> ConfigError:
+    """The refusal of a sentence that has ``n`` (more than :data:`MAX_ENUMERATION`) candidate
+    references and does not decompose."""
+    return ConfigError(
+        f"imeasure: sentence {sentence.id} has up to {n} candidate references and cannot be "
+        "split into independent regions; enumerating them would not finish. Use --option "
+        "mix=false (one reference per annotator).")
 
 
 def warn_without_kernel() -> None:
@@ -216,7 +226,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         fix_tie_i: bool = False
         baseline: str = "separate"
         search: str = "auto"
-        window: int = 2
+        window: int = 1
         main: str = "c_i"
         #: former spelling of ``fix_tie_i``: ``zero`` = true, ``floor`` = false
         tie_i: str | None = None
@@ -275,10 +285,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
                 return opts
             n = n_candidates_upper(sentence)
             if n > MAX_ENUMERATION:
-                raise ConfigError(
-                    f"imeasure: sentence {sentence.id} has up to {n} candidate references and "
-                    "cannot be split into independent regions; enumerating them would not "
-                    "finish. Use --option mix=false (one reference per annotator).")
+                raise _too_large(sentence, n)
         return exhaustive_options(sentence, hyp, cfg.mix, cfg.baseline)
 
     def sentence_stats_gold(self, gold: IMeasureGold, hyps: Sequence[Sequence[str]],
@@ -342,8 +349,13 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         if cfg.mix and cfg.search == "auto":  # a sentence too large to search refuses now
             caches = data.slot(REGION_CACHE, lambda: region_caches(gold))
             for i, sent in enumerate(gold.sentences):
-                if n_candidates_upper(sent) > MAX_ENUMERATION:
-                    self.sentence_options(sent, hyp.tokens[i], caches[i])  # (cached)
+                n = n_candidates_upper(sent)
+                # whether it decomposes, without summing its regions' outcomes (the region
+                # tables and certificates stay cached for the scoring in this process)
+                if n > MAX_ENUMERATION and certified_regions(
+                        sent, hyp.tokens[i], cfg.window, cache=caches[i],
+                        baseline=cfg.baseline) is None:
+                    raise _too_large(sent, n)
 
     # -- aggregation ---------------------------------------------------------------------
 

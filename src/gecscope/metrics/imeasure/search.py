@@ -18,7 +18,7 @@ and the result equals the exhaustive search. Cuts that fail are dropped.
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +27,7 @@ from gecscope.metrics.imeasure.align import align
 from gecscope.metrics.imeasure.batch import (
     pairwise_counts,
     pairwise_sync,
+    source_reference_counts,
     threeway_counts_costs,
 )
 from gecscope.metrics.imeasure.certify import margin
@@ -126,6 +127,8 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
     n = len(src)
     left = (window + 1) // 2
     right = window - left
+    at_s: dict[str, list[int]] | None = None
+    at_h: dict[str, list[int]] = {}
     for x in range(left, n - right + 1):
         y0 = sync[x - left]
         if y0 is None:
@@ -134,12 +137,30 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
         if any(touched[i] or sync[i] != y0 + i - (x - left) or src[i] in banned
                for i in range(x - left, x + right)):
             continue
-        near_s = Counter(src[max(0, x - left - radius):x + right + radius])
+        if at_s is None:  # each token's positions, to count it in a span by bisection
+            at_s = _positions(src)
+            at_h = _positions(hyp)
+        lo_s, hi_s = max(0, x - left - radius), x + right + radius
         yc = y0 + left
-        near_h = Counter(hyp[max(0, yc - left - radius):yc + right + radius])
-        if all(near_s[src[i]] == 1 and near_h[src[i]] == 1 for i in range(x - left, x + right)):
+        lo_h, hi_h = max(0, yc - left - radius), yc + right + radius
+        if all(_count_in(at_s[src[i]], lo_s, hi_s) == 1
+               and _count_in(at_h.get(src[i], []), lo_h, hi_h) == 1
+               for i in range(x - left, x + right)):
             cuts.append((x, y0 + left))
     return cuts
+
+
+def _positions(tokens: Sequence[str]) -> dict[str, list[int]]:
+    """Each token's positions in ``tokens``, ascending."""
+    at: dict[str, list[int]] = {}
+    for i, t in enumerate(tokens):
+        at.setdefault(t, []).append(i)
+    return at
+
+
+def _count_in(positions: list[int], lo: int, hi: int) -> int:
+    """How many of the ascending ``positions`` lie in ``[lo, hi)``."""
+    return bisect_left(positions, hi) - bisect_left(positions, lo)
 
 
 def _touched(n: int, options: Sequence[Sequence[tuple[tuple[int, int, str], ...]]]) -> list[bool]:
@@ -273,7 +294,7 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     return table, pieces, {p: c for p, (_, c) in piece_counts.items()}, can_empty, base_costs
 
 
-def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
+def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
                        max_local: int = 1 << 16,
                        cache: dict[Any, Any] | None = None,
                        baseline: str = "separate") -> list[Option] | None:
@@ -283,7 +304,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     return None if found is None else list(found)
 
 
-def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
+def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
                         max_local: int = 1 << 16,
                         cache: dict[Any, Any] | None = None,
                         baseline: str = "separate") -> Sequence[Option] | None:
@@ -307,13 +328,47 @@ def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int 
     src = list(sentence.tokens)
     hyp = list(hyp)
     n = len(src)
-    errors = canonical_errors(sentence)
-    options = [error_options(e) for e in errors]
-    if not errors:
-        c = count_columns(align(src, hyp, src))
+    if not sentence.errors:
+        c = source_reference_counts(src, hyp)
         if baseline == "separate":
             c = c.with_baseline(n, 0)
         return [Option(c, (), (tuple(src),))]
+    tables = certified_regions(sentence, hyp, window, max_local, cache, baseline)
+    if tables is None:
+        return None
+    same_sh = src == hyp
+    region_tables = [t for t, *_ in tables]
+
+    def source_counts() -> IMeasureCounts:
+        # every piece is the source's: the tool aligns the hypothesis with the source itself
+        c = source_reference_counts(src, hyp)
+        return c.with_baseline(n, 0) if baseline == "separate" else c
+
+    numpy = _numpy_or_none()
+    if numpy is not None:
+        return _outcomes_numpy(numpy, region_tables, None if same_sh else source_counts)
+    found: dict[IMeasureCounts, Option] = {}
+    for c, all_src, w, parts in combine_regions(region_tables):
+        if all_src and not same_sh:
+            c = source_counts()
+        if c not in found:
+            found[c] = Option(c, w, parts)
+    return sorted(found.values(), key=lambda o: o.witness)
+
+
+def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
+                      max_local: int = 1 << 16, cache: dict[Any, Any] | None = None,
+                      baseline: str = "separate") -> list[RegionTable] | None:
+    """The region tables of :func:`decomposed_outcomes` at certified cuts, or None when the
+    sentence cannot be decomposed (the reasons listed there). Deciding this is the cheap part
+    of the search: what is left is summing the regions' outcomes, so a caller that only has
+    to know whether a sentence will be scored (an early refusal check) stops here; the tables
+    stay in ``cache`` for the scoring itself. A sentence needs at least one error."""
+    src = list(sentence.tokens)
+    hyp = list(hyp)
+    n = len(src)
+    errors = canonical_errors(sentence)
+    options = [error_options(e) for e in errors]
     same_sh = src == hyp
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
@@ -347,26 +402,11 @@ def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int 
         cuts = [(x1, y1) for j, (_x0, x1, _y0, y1, _) in enumerate(merged[:-1]) if j not in bad]
     if all(t[3] for t in tables):
         return None  # the sentence might become empty: the tool's workaround would apply
-    region_tables = [t for t, *_ in tables]
     region_pieces = [p for _, p, *_ in tables]
     # A non-trivial combination must not rebuild the source (it would need the pairwise mode).
     if not same_sh and _rebuilds_source(src, region_pieces):
         return None
-    def source_counts() -> IMeasureCounts:
-        # every piece is the source's: the tool aligns the hypothesis with the source itself
-        c = count_columns(align(src, hyp, src))
-        return c.with_baseline(n, 0) if baseline == "separate" else c
-
-    numpy = _numpy_or_none()
-    if numpy is not None:
-        return _outcomes_numpy(numpy, region_tables, None if same_sh else source_counts)
-    found: dict[IMeasureCounts, Option] = {}
-    for c, all_src, w, parts in combine_regions(region_tables):
-        if all_src and not same_sh:
-            c = source_counts()
-        if c not in found:
-            found[c] = Option(c, w, parts)
-    return sorted(found.values(), key=lambda o: o.witness)
+    return tables
 
 
 def _outcomes_numpy(np: Any, tables: Sequence[dict[tuple[IMeasureCounts, bool],
