@@ -165,22 +165,21 @@ def test_conll14_decided_certificate_equals_exact(conll14: Path, gold,  # type: 
 
 @pytest.mark.slow
 def test_conll14_one_token_windows_give_the_two_token_windows_outcomes(
-        conll14: Path, gold) -> None:  # type: ignore[no-untyped-def]
-    # The default window became 1 (more proposed cuts, each certified): on the sentences that
-    # a 2-token window left in one large region (id 950: 8,192 candidates; 1275; 13) and the
-    # longest ones (333-335), for three systems sharing each sentence's cache, every
-    # outcome's counts and witness (and references), and the metric's choice, equal those of
-    # 2-token windows; the regions (how a reference is cut into pieces) may differ. And
-    # window 1 does cut sentence 950.
+        conll14: Path, gold, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # Where 2-token windows leave a region of more than FINER_ABOVE combinations, one-token
+    # windows propose the cuts (each certified): on the sentences that 2-token windows alone
+    # left in one large region (id 950: 8,192 candidates; 1275; 13) and the longest ones
+    # (333-335), for three systems sharing each sentence's cache, every outcome's counts and
+    # witness (and references), and the metric's choice, are those of one-token windows
+    # throughout and of 2-token windows alone (the regions, how a reference is cut into
+    # pieces, may differ). And the default does cut sentence 950.
     from gecscope.formats.plain import read_tokens
     from gecscope.metrics.imeasure import IMeasureMetric
 
     ids = {"13", "333", "334", "335", "950", "1275"}
     rows = [i for i, sent in enumerate(gold.sentences) if str(sent.id) in ids]
     assert len(rows) == len(ids)
-    one, two = IMeasureMetric(window=1), IMeasureMetric()
-    assert one.config == two.config  # 1 is the default
-    two = IMeasureMetric(window=2)
+    one, default = IMeasureMetric(window=1), IMeasureMetric()
 
     def outcomes(opts: Any) -> Any:
         # every outcome's counts and witness; the references (the witness applied, 28,000
@@ -194,13 +193,21 @@ def test_conll14_one_token_windows_give_the_two_token_windows_outcomes(
         for i in rows:
             sub = gold.subset(i, i + 1)
             a, = one.sentence_stats_gold(sub, [hyps[i]], caches.setdefault((1, i), [{}]))
-            b, = two.sentence_stats_gold(sub, [hyps[i]], caches.setdefault((2, i), [{}]))
-            assert (outcomes(a.options), a.best, a.reference) == \
-                (outcomes(b.options), b.best, b.reference), (name, gold.sentences[i].id)
+            b, = default.sentence_stats_gold(sub, [hyps[i]], caches.setdefault((2, i), [{}]))
+            with monkeypatch.context() as m:  # 2-token windows alone (the search itself:
+                m.setattr(search, "FINER_ABOVE", 1 << 62)  # the metric caches by options)
+                alone = search.decomposed_outcomes(gold.sentences[i], hyps[i], 2,
+                                                   cache=caches.setdefault((0, i), [{}])[0])
+            want = (outcomes(a.options), a.best, a.reference)
+            assert (outcomes(b.options), b.best, b.reference) == want, (name, i)
+            assert outcomes(alone) == want[0], (name, i)
     i950 = next(i for i in rows if str(gold.sentences[i].id) == "950")
-    regions = search.certified_regions(gold.sentences[i950], hyps[i950], 1, cache={})
-    assert regions is not None and len(regions) > 1
-    assert len(search.certified_regions(gold.sentences[i950], hyps[i950], 2, cache={})) == 1
+    for window in (1, 2):
+        regions = search.certified_regions(gold.sentences[i950], hyps[i950], window, cache={})
+        assert regions is not None and len(regions) > 1
+    with monkeypatch.context() as m:
+        m.setattr(search, "FINER_ABOVE", 1 << 62)
+        assert len(search.certified_regions(gold.sentences[i950], hyps[i950], 2, cache={})) == 1
 
 
 # -- outcomes as arrays --------------------------------------------------------------------

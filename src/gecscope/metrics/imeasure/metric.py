@@ -226,7 +226,7 @@ class IMeasureMetric(Metric[IMeasureSentence]):
         fix_tie_i: bool = False
         baseline: str = "separate"
         search: str = "auto"
-        window: int = 1
+        window: int = 2
         main: str = "c_i"
         #: former spelling of ``fix_tie_i``: ``zero`` = true, ``floor`` = false
         tie_i: str | None = None

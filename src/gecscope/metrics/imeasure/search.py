@@ -150,6 +150,26 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
     return cuts
 
 
+#: a region with more local combinations than this at ``window``-token cuts is cut at
+#: one-token windows instead (proposals only: which cuts hold is the certificate's decision)
+FINER_ABOVE = 16
+
+
+def _largest_region(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[Option_]],
+                    n: int, m: int) -> int:
+    """The most local combinations of a region between ``cuts`` (0 if they cannot be used)."""
+    merged = _merge_regions(cuts, options, n, m)
+    if merged is None:
+        return 0
+    largest = 0
+    for *_, es in merged:
+        total = 1
+        for e in es:
+            total *= len(options[e])
+        largest = max(largest, total)
+    return largest
+
+
 def _positions(tokens: Sequence[str]) -> dict[str, list[int]]:
     """Each token's positions in ``tokens``, ascending."""
     at: dict[str, list[int]] = {}
@@ -294,7 +314,7 @@ def _region_table(src: list[str], hyp: list[str], x0: int, x1: int, y0: int, y1:
     return table, pieces, {p: c for p, (_, c) in piece_counts.items()}, can_empty, base_costs
 
 
-def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
+def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
                        max_local: int = 1 << 16,
                        cache: dict[Any, Any] | None = None,
                        baseline: str = "separate") -> list[Option] | None:
@@ -304,7 +324,7 @@ def decomposed_options(sentence: GoldSentence, hyp: Sequence[str], window: int =
     return None if found is None else list(found)
 
 
-def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
+def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
                         max_local: int = 1 << 16,
                         cache: dict[Any, Any] | None = None,
                         baseline: str = "separate") -> Sequence[Option] | None:
@@ -356,7 +376,7 @@ def decomposed_outcomes(sentence: GoldSentence, hyp: Sequence[str], window: int 
     return sorted(found.values(), key=lambda o: o.witness)
 
 
-def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 1,
+def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 2,
                       max_local: int = 1 << 16, cache: dict[Any, Any] | None = None,
                       baseline: str = "separate") -> list[RegionTable] | None:
     """The region tables of :func:`decomposed_outcomes` at certified cuts, or None when the
@@ -372,7 +392,12 @@ def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 
     same_sh = src == hyp
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
-    cuts = find_cuts(src, hyp, _touched(n, options), window, banned)
+    touched = _touched(n, options)
+    cuts = find_cuts(src, hyp, touched, window, banned)
+    if window > 1 and _largest_region(cuts, options, n, len(hyp)) > FINER_ABOVE:
+        # errors too dense for a shared run of `window` tokens between them: one-token cuts
+        # split the large region (each is certified like any other)
+        cuts = find_cuts(src, hyp, touched, 1, banned)
     if cache is None:
         cache = {}
     while True:
