@@ -147,19 +147,31 @@ def retype_parallel(corpus: Corpus, executor: Executor) -> Corpus:
     ``shared_annotator().retype_corpus(corpus, auto=False, minimise=False)`` gives them (each
     sentence is re-typed on its own), on ``executor``'s workers in chunks of :data:`CHUNK`
     sentences; the chunks a broken pool did not return are re-typed here."""
+    return start_retype(corpus, executor)()
+
+
+def start_retype(corpus: Corpus, executor: Executor) -> Callable[[], Corpus]:
+    """:func:`retype_parallel` in two steps: its chunks are submitted to ``executor`` now
+    (with a pool, all at once), and the returned function collects them (re-typing here what
+    a broken pool did not return). Work submitted in between queues behind the chunks, so
+    the workers go on to it without waiting for the driver to collect."""
     from gecscope.execution.pool import BrokenPool
 
     pieces = [Corpus(corpus.sentences[a:a + CHUNK], corpus.path)
               for a in range(0, len(corpus), CHUNK)]
-    out: list[Sentence] = []
-    done = 0
-    try:
-        for sentences in executor.map(pool_job, [(False, "rules", ("retype", piece))
-                                                 for piece in pieces]):
-            out.extend(sentences)
-            done += 1
-    except BrokenPool:
-        pass
-    for piece in pieces[done:]:
-        out.extend(run_job(process_annotator(), ("retype", piece)))
-    return Corpus(tuple(out), corpus.path)
+    results = executor.map(pool_job, [(False, "rules", ("retype", piece)) for piece in pieces])
+
+    def collect() -> Corpus:
+        out: list[Sentence] = []
+        done = 0
+        try:
+            for sentences in results:
+                out.extend(sentences)
+                done += 1
+        except BrokenPool:
+            pass
+        for piece in pieces[done:]:
+            out.extend(run_job(process_annotator(), ("retype", piece)))
+        return Corpus(tuple(out), corpus.path)
+
+    return collect

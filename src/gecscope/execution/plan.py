@@ -354,12 +354,16 @@ def run(plan: Plan, progress: Callable[[int], None] | None = None) -> list[Syste
                           (data, metrics, hyps)) as pool:
             if pool is not None:
                 executor = Pool(pool)
+                retyped = None
+                if plan.retype_reference and data.m2 is not None:
+                    from gecscope.execution.chunks import RETYPED_REFERENCE, start_retype
+
+                    # queued ahead of the extraction: no pause between the two on the workers
+                    retyped = start_retype(data.m2, executor)
                 if plan.needs_edits:
                     extract_edits(data, hyps, plan.workers, executor=executor)
-                if plan.retype_reference and data.m2 is not None:
-                    from gecscope.execution.chunks import RETYPED_REFERENCE, retype_parallel
-
-                    data.put(RETYPED_REFERENCE, retype_parallel(data.m2, executor))
+                if retyped is not None:
+                    data.put(RETYPED_REFERENCE, retyped())
                 collect_groups(executor.map(_score, _grouped(plan, _tasks(
                     plan.tasks, metrics, data, hyps, executor.remote))))
     else:

@@ -71,16 +71,69 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="gecscope-parent-watch", daemon=True).start()
 
 
+#: initializer arguments that pickle to more than this go to the workers through a file
+#: (:func:`_payload`): a spawned worker reads its arguments from a pipe only once its own
+#: interpreter is up, so the driver would wait for each worker's start in turn
+INLINE_INITARGS = 32 * 1024
+
+
+class WorkerStartError(RuntimeError):
+    """A worker could not read the arguments the driver left for it (the pool then breaks,
+    and the caller does the work in its own process)."""
+
+
+def _payload(initargs: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """``initargs`` pickled once into a private temporary file, as ``(path, size, sha256)``
+    for :func:`_read_payload`; None when they are small enough to travel inline. One
+    pickling for every worker, and the launch does not block on any worker's start."""
+    import hashlib
+    import tempfile
+    from multiprocessing.reduction import ForkingPickler
+
+    blob = bytes(ForkingPickler.dumps(initargs))
+    if len(blob) <= INLINE_INITARGS:
+        return None
+    fd, path = tempfile.mkstemp(prefix="gecscope-workers-", suffix=".pickle")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(blob)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return path, len(blob), hashlib.sha256(blob).hexdigest()
+
+
+def _read_payload(path: str, size: int, digest: str) -> tuple[Any, ...]:
+    """The initializer arguments of :func:`_payload`, refused unless the file holds exactly
+    the bytes the driver wrote (a file truncated, replaced or changed meanwhile)."""
+    import hashlib
+    import pickle
+
+    try:
+        with open(path, "rb") as src:
+            blob = src.read(size + 1)
+    except OSError as exc:
+        raise WorkerStartError(f"cannot read the workers' start-up data {path}: {exc}") from exc
+    if len(blob) != size or hashlib.sha256(blob).hexdigest() != digest:
+        raise WorkerStartError(f"the workers' start-up data {path} is not what the driver "
+                               f"wrote ({len(blob)} bytes, expected {size} with its checksum)")
+    args: tuple[Any, ...] = pickle.loads(blob)
+    return args
+
+
 def _start_worker(parent: int, initializer: Callable[..., None] | None,
-                  initargs: tuple[Any, ...]) -> None:
+                  initargs: tuple[Any, ...], payload: tuple[Any, ...] | None = None) -> None:
     """Every worker's start: ignore SIGINT (the driver answers Ctrl-C), die with the driver,
-    then the caller's ``initializer``."""
+    then the caller's ``initializer`` (its arguments read from ``payload`` when they were
+    left in a file, :func:`_payload`)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # discards a Ctrl-C pending since the launch
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by _launch
     _watch_parent(parent)
+    if payload is not None:
+        initargs = _read_payload(*payload)
     if initializer is not None:
         initializer(*initargs)
 
@@ -164,20 +217,29 @@ def process_pool(jobs: int, tasks: int, initializer: Callable[..., None] | None 
         return
     workers = max(1, min(capped_jobs(jobs, default_jobs()), tasks))
     ctx = multiprocessing.get_context("spawn")  # no inherited threads or model state
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start_worker,
-                               initargs=(os.getpid(), initializer, initargs))
+    payload = _payload(initargs) if initializer is not None and initargs else None
     try:
-        _launch(pool)
-        yield pool
-    except BrokenPool as exc:
-        _end_workers(pool)
-        print(f"gecscope: warning: worker processes failed ({exc}); running in one process",
-              file=sys.stderr)
-    except BaseException:
-        _end_workers(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
+        pool = ProcessPoolExecutor(
+            workers, mp_context=ctx, initializer=_start_worker,
+            initargs=(os.getpid(), initializer, () if payload else initargs, payload))
+        try:
+            _launch(pool)
+            yield pool
+        except BrokenPool as exc:
+            _end_workers(pool)
+            print(f"gecscope: warning: worker processes failed ({exc}); running in one "
+                  "process", file=sys.stderr)
+        except BaseException:
+            _end_workers(pool)
+            raise
+        else:
+            pool.shutdown(wait=True)
+    finally:
+        if payload is not None:
+            try:
+                os.unlink(payload[0])
+            except OSError:  # pragma: no cover - removed by someone else
+                pass
 
 
 #: Tasks a streaming run keeps submitted ahead of the one it waits for, per worker: enough
