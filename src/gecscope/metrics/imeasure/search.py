@@ -8,7 +8,8 @@ vectors with the best key the one with the earliest witness wins, exactly as a f
 over all candidates would choose.
 
 The decomposed search cuts a sentence where the source, the hypothesis and every candidate
-reference share ``window`` consecutive tokens, aligns each region separately for each of its
+reference share ``window`` consecutive tokens (one token, where ``window`` tokens leave a region
+of more than :data:`FINER_ABOVE` combinations), aligns each region separately for each of its
 local options, and sums count vectors region by region (a dynamic programme over distinct
 sums). A cut is kept only if the certificate of :mod:`gecscope.metrics.imeasure.certify`
 proves, for all candidates at once, that every minimum-cost alignment passes it; then the
