@@ -337,7 +337,8 @@ def check_fragment(fragment: str) -> None:
 
 
 def edit(start: int, end: int, original: str, correction: str) -> EditCost:
-    return EditCost(0, start, end, original, correction, "X", -0.5)
+    return EditCost(start=start, end=end, original=original, correction=correction, type="X",
+                    value=-0.5, index=0)
 
 
 def test_excerpt_keeps_context_and_marks_gaps() -> None:

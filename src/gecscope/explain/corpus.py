@@ -53,8 +53,8 @@ from gecscope.types import Annotation, Sentence
 if TYPE_CHECKING:  # pragma: no cover
     from gecscope.metrics.base import Metric
 
-__all__ = ["RANK_BY", "CorpusCosts", "EditCost", "SentenceCost", "TypeCost", "corpus_costs",
-           "excerpt"]
+__all__ = ["RANK_BY", "CorpusCosts", "EditCost", "EditShare", "SentenceCost", "TypeCost",
+           "corpus_costs", "excerpt"]
 
 #: What a sentence's change is measured on: the corpus score (leave-one-out) or its own
 #: sentence score.
@@ -62,11 +62,12 @@ RANK_BY = ("corpus", "sentence")
 
 
 @dataclass(frozen=True)
-class EditCost:
-    """One hypothesis edit of sentence ``index`` (0-based; span in source tokens, end
-    exclusive) and its attribution: its share of the sentence's score change."""
+class EditShare:
+    """One hypothesis edit (span in source tokens, end exclusive; the source and corrected
+    text; its error type) and its attribution: its share of its sentence's score change.
+    The edit of an attributed sentence (the reports' attribution) and, with its sentence,
+    of a corpus ranking (:class:`EditCost`)."""
 
-    index: int
     start: int
     end: int
     original: str
@@ -75,15 +76,25 @@ class EditCost:
     value: float
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON form (sentence numbered from 1)."""
-        return {"sentence": self.index + 1, "start": self.start, "end": self.end,
-                "original": self.original, "correction": self.correction, "type": self.type,
-                "value": self.value}
+        return {"start": self.start, "end": self.end, "original": self.original,
+                "correction": self.correction, "type": self.type, "value": self.value}
+
+
+@dataclass(frozen=True)
+class EditCost(EditShare):
+    """An :class:`EditShare` of sentence ``index`` (0-based), as a corpus ranking lists it."""
+
+    index: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form (sentence numbered from 1, first)."""
+        return {"sentence": self.index + 1, **super().as_dict()}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> EditCost:
-        return cls(int(d["sentence"]) - 1, int(d["start"]), int(d["end"]), str(d["original"]),
-                   str(d["correction"]), str(d["type"]), float(d["value"]))
+        return cls(start=int(d["start"]), end=int(d["end"]), original=str(d["original"]),
+                   correction=str(d["correction"]), type=str(d["type"]),
+                   value=float(d["value"]), index=int(d["sentence"]) - 1)
 
 
 @dataclass(frozen=True)
@@ -318,9 +329,10 @@ def _rank(metric: str, hyp: Hypothesis, data: EvalData, found: Sequence[Sentence
     for a in found:
         source = sources[a.index]
         shared = a if shares is None else shares[a.index]
-        costs = tuple(EditCost(a.index, e.edit.start, e.edit.end,
-                               " ".join(source[e.edit.start:e.edit.end]),
-                               e.edit.correction_str, e.edit.type, e.value)
+        costs = tuple(EditCost(start=e.edit.start, end=e.edit.end,
+                               original=" ".join(source[e.edit.start:e.edit.end]),
+                               correction=e.edit.correction_str, type=e.edit.type,
+                               value=e.value, index=a.index)
                       for e in shared.edits)
         change = changes[a.index]
         if not _finite(change, a.base, a.full, *(e.value for e in costs)):

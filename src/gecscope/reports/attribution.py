@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gecscope.errors import ConfigError, GecscopeError
+from gecscope.explain.corpus import EditShare
 from gecscope.reports.schemes import type_at_level
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,23 +82,6 @@ class AttributionRequest:
         if self.samples is not None:
             out["samples"] = self.samples
         return out
-
-
-@dataclass(frozen=True)
-class EditShare:
-    """One hypothesis edit (source-token span, the source and corrected text, its error type)
-    and its share of its sentence's delta M."""
-
-    start: int
-    end: int
-    original: str
-    correction: str
-    type: str
-    value: float
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "original": self.original,
-                "correction": self.correction, "type": self.type, "value": self.value}
 
 
 @dataclass(frozen=True)
