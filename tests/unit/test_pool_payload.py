@@ -3,9 +3,9 @@ once, so that the launch does not wait for each worker's interpreter in turn. At
 
 - the file holds exactly the arguments, is private (0600) and is gone after the pool, also
   when the workers fail;
-- a file truncated, changed by one byte, extended or removed before a worker reads it is
-  refused by the worker, naming the file: the pool breaks and the run is done in one process
-  with the same numbers (real processes, the CLI on CoNLL-2014);
+- a file truncated, changed by one byte, extended, removed or swapped for another run's
+  before a worker reads it is refused by the worker, naming the file: the pool breaks and the
+  run is done in one process with the same numbers (real processes, the CLI on CoNLL-2014);
 - small arguments still travel inline (no file).
 """
 
@@ -66,12 +66,28 @@ def test_a_changed_file_is_refused_naming_it(attack: str) -> None:
                 os.unlink(p)
 
 
-#: A driver with a real ``process_pool`` whose initializer keeps big arguments; with
-#: ``flip`` the file is changed after the driver wrote it, before the workers read it.
-_DRIVER = """\
+#: The start of both driver scripts: with ``flip`` (their first argument) the start-up file
+#: is changed after the driver wrote it, before the workers read it.
+_TAMPER = """\
 import sys
 import gecscope.execution.pool as pool
 
+
+def tamper():
+    made = pool._payload
+
+    def tampered(initargs):
+        found = made(initargs)
+        if sys.argv[1] == "flip":
+            blob = open(found[0], "rb").read()
+            open(found[0], "wb").write(blob[:9] + bytes([blob[9] ^ 1]) + blob[10:])
+        return found
+
+    pool._payload = tampered
+"""
+
+#: A driver with a real ``process_pool`` whose initializer keeps big arguments.
+_DRIVER = _TAMPER + """
 STATE = {}
 
 
@@ -84,21 +100,28 @@ def total(k):
 
 
 if __name__ == "__main__":
-    made = pool._payload
-
-    def tampered(initargs):
-        found = made(initargs)
-        if sys.argv[1] == "flip":
-            blob = open(found[0], "rb").read()
-            open(found[0], "wb").write(blob[:9] + bytes([blob[9] ^ 1]) + blob[10:])
-        return found
-
-    pool._payload = tampered
+    tamper()
     numbers = list(range(50_000))
     with pool.process_pool(2, 4, keep, (numbers, "x" * 40_000)) as workers:
         print("result", list(workers.map(total, range(4))), flush=True)
     print("expected", [sum(numbers) + k for k in range(4)])
 """
+
+#: The CLI with its arguments after the mode, workers started for any work.
+_CLI = _TAMPER + """
+if __name__ == "__main__":
+    tamper()
+    import gecscope.execution.executors as executors
+    executors.PARALLEL_MIN = 1  # these three systems go to workers
+    from gecscope.cli.main import main
+    sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """This environment with ``extra`` and this checkout's sources first on the path."""
+    return dict(os.environ, **extra, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
 
 
 def _run_driver(mode: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -106,9 +129,8 @@ def _run_driver(mode: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     script.write_text(_DRIVER, encoding="utf-8")
     temp = tmp_path / "tmp"
     temp.mkdir()
-    env = dict(os.environ, TMPDIR=str(temp), PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, str(script), mode], cwd=tmp_path, env=env,
+    proc = subprocess.run([sys.executable, str(script), mode], cwd=tmp_path,
+                          env=_env(TMPDIR=str(temp)),
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert list(temp.iterdir()) == []  # the start-up file is removed after the pool
@@ -137,25 +159,8 @@ def test_a_run_with_its_start_up_file_changed_gives_the_one_process_numbers(
     # starts workers): the file changed before the workers read it, the run warns and scores
     # in one process, and prints what --jobs 1 prints.
     script = tmp_path / "cli.py"
-    script.write_text(_DRIVER.split("STATE = {}")[0] + """
-if __name__ == "__main__":
-    made = pool._payload
-
-    def tampered(initargs):
-        found = made(initargs)
-        if sys.argv[1] == "flip":
-            blob = open(found[0], "rb").read()
-            open(found[0], "wb").write(blob[:9] + bytes([blob[9] ^ 1]) + blob[10:])
-        return found
-
-    pool._payload = tampered
-    import gecscope.execution.executors as executors
-    executors.PARALLEL_MIN = 1  # these three systems go to workers
-    from gecscope.cli.main import main
-    sys.exit(main(sys.argv[2:]))
-""", encoding="utf-8")
-    env = dict(os.environ, GECSCOPE_CACHE=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    script.write_text(_CLI, encoding="utf-8")
+    env = _env(GECSCOPE_CACHE=str(tmp_path / "cache"))
     argv = ["evaluate", "-r", str(conll14 / "official-2014.combined.m2"), "--hyp",
             *(str(conll14 / "submissions" / name) for name in ("AMU", "CAMB", "UFC")),
             "-m", "m2", "-m", "gleu", "-q", "--format", "tsv"]

@@ -156,12 +156,9 @@ def find_cuts(src: Sequence[str], hyp: Sequence[str], touched: Sequence[bool],
 FINER_ABOVE = 16
 
 
-def _largest_region(cuts: Sequence[tuple[int, int]], options: Sequence[Sequence[Option_]],
-                    n: int, m: int) -> int:
-    """The most local combinations of a region between ``cuts`` (0 if they cannot be used)."""
-    merged = _merge_regions(cuts, options, n, m)
-    if merged is None:
-        return 0
+def _largest_region(merged: Sequence[tuple[int, int, int, int, list[int]]],
+                    options: Sequence[Sequence[Option_]]) -> int:
+    """The most local combinations of one of the regions ``merged`` (:func:`_merge_regions`)."""
     largest = 0
     for *_, es in merged:
         total = 1
@@ -394,15 +391,14 @@ def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 
     banned = frozenset(tok for opts in options for opt in opts for _, _, text in opt
                        for tok in text.split())
     touched = _touched(n, options)
-    cuts = find_cuts(src, hyp, touched, window, banned)
-    if window > 1 and _largest_region(cuts, options, n, len(hyp)) > FINER_ABOVE:
+    merged = _merge_regions(find_cuts(src, hyp, touched, window, banned), options, n, len(hyp))
+    if window > 1 and merged is not None and _largest_region(merged, options) > FINER_ABOVE:
         # errors too dense for a shared run of `window` tokens between them: one-token cuts
         # split the large region (each is certified like any other)
-        cuts = find_cuts(src, hyp, touched, 1, banned)
+        merged = _merge_regions(find_cuts(src, hyp, touched, 1, banned), options, n, len(hyp))
     if cache is None:
         cache = {}
     while True:
-        merged = _merge_regions(cuts, options, n, len(hyp))
         if merged is None:
             return None
         tables: list[RegionTable] = []
@@ -426,6 +422,7 @@ def certified_regions(sentence: GoldSentence, hyp: Sequence[str], window: int = 
         if not bad:
             break
         cuts = [(x1, y1) for j, (_x0, x1, _y0, y1, _) in enumerate(merged[:-1]) if j not in bad]
+        merged = _merge_regions(cuts, options, n, len(hyp))
     if all(t[3] for t in tables):
         return None  # the sentence might become empty: the tool's workaround would apply
     region_pieces = [p for _, p, *_ in tables]
